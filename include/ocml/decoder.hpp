@@ -1,0 +1,120 @@
+// ocml/decoder.hpp - the streaming decoder and the one-shot parse built on it.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ocml/dialect.hpp"
+#include "ocml/error.hpp"
+#include "ocml/model.hpp"
+
+namespace ocml {
+
+/// Resource bounds: a decoder never grows without bound on hostile input.
+struct limits {
+  std::size_t max_header_bytes = 64 * 1024;              ///< One message header.
+  std::size_t max_document_header_bytes = 1024 * 1024;   ///< The YAML document header.
+  std::size_t max_buffered_body_bytes = 256u << 20;      ///< A body kept for <|constrain|> checks.
+  std::size_t max_json_depth = 1024;                     ///< Nesting in constrained JSON bodies.
+};
+
+/// How a decoder reads its input.
+struct decoder_options {
+  ocml::dialect dialect = dialect::ocml_2_2;
+  /// Lenient mode recovers from malformed model output and reports each recovery
+  /// as a warning; strict mode rejects it with an error code.
+  bool lenient = false;
+  /// The input is a completion: it follows a prompt that ended in `<|start|>{completion_role}`,
+  /// so it begins inside a header (as harmony's parser does when given a role).
+  bool completion = false;
+  std::string completion_role = "assistant";
+  ocml::limits limits{};
+};
+
+/// What a decoder reports, in input order.
+enum class event_kind : std::uint8_t {
+  document_header,  ///< The YAML header was parsed (`header` is set).
+  message_begin,    ///< A header was parsed (`message` is set, content still empty).
+  content,          ///< A slice of body text (`text`), escapes already decoded.
+  message_end,      ///< The body ended (`end` says with which token).
+  diagnostic,       ///< An error or a warning (`diag` is set).
+};
+
+/// One decoder event. Pointers and views are valid only during the callback.
+struct event {
+  event_kind kind = event_kind::content;
+  std::size_t offset = 0;  ///< Byte offset in the input where the event's text begins.
+  std::string_view text;
+  const ocml::message* message = nullptr;
+  const ocml::document_header* header = nullptr;
+  const ocml::diagnostic* diag = nullptr;
+  end_token end = end_token::unspecified;
+};
+
+/// Streaming decoder for the OpenChatML 2.x family and harmony.
+///
+/// Feed bytes in any chunking; the events (with adjacent content slices joined)
+/// never depend on the chunking. O(1) work per byte; memory bounded by `limits`.
+///
+///   ocml::decoder d({.dialect = ocml::dialect::harmony}, [](const ocml::event& e) {
+///     if (e.kind == ocml::event_kind::content) std::cout << e.text;
+///   });
+///   d.push("<|start|>assistant<|channel|>final<|mess");
+///   d.push("age|>Hi<|return|>");
+///   d.finish();
+class decoder {
+ public:
+  using sink = std::function<void(const event&)>;
+  decoder(decoder_options options, sink on_event);
+  ~decoder();
+  decoder(decoder&&) noexcept;
+  decoder& operator=(decoder&&) noexcept;
+  decoder(const decoder&) = delete;
+  decoder& operator=(const decoder&) = delete;
+
+  /// Feeds the next bytes of input.
+  void push(std::string_view bytes);
+  /// Declares the end of input (reports E-STREAM-TRUNCATED inside a message).
+  void finish();
+  /// True once a strict-mode error stopped decoding.
+  [[nodiscard]] bool failed() const noexcept;
+  /// Bytes consumed so far.
+  [[nodiscard]] std::size_t offset() const noexcept;
+
+ private:
+  struct impl;
+  std::unique_ptr<impl> impl_;
+};
+
+/// The outcome of a one-shot parse: everything decoded plus every diagnostic.
+struct parse_result {
+  ocml::conversation conversation;
+  std::vector<ocml::diagnostic> diagnostics;
+  /// True when no diagnostic has severity error.
+  [[nodiscard]] bool ok() const noexcept;
+};
+
+/// Builds a conversation from decoder events (what parse() uses; usable with any chunking).
+class collector {
+ public:
+  void operator()(const event& e);
+  [[nodiscard]] parse_result take() { return std::move(result_); }
+  [[nodiscard]] const parse_result& peek() const noexcept { return result_; }
+
+ private:
+  parse_result result_;
+  bool open_ = false;
+};
+
+/// Parses a whole transcript: the streaming decoder fed everything at once.
+///
+///   auto r = ocml::parse("<|start|>user<|message|>Hi<|end|>", {});
+///   assert(r.ok() && r.conversation.messages[0].content == "Hi");
+[[nodiscard]] parse_result parse(std::string_view text, const decoder_options& options);
+
+}  // namespace ocml

@@ -1,0 +1,72 @@
+// ocml/harmony.hpp - harmony's structured system/developer content and its Conversation JSON.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ocml/error.hpp"
+#include "ocml/model.hpp"
+
+namespace ocml::harmony {
+
+enum class reasoning_effort : std::uint8_t { low, medium, high };
+
+/// One tool of a namespace (harmony `ToolDescription`).
+struct tool_description {
+  std::string name;
+  std::string description;
+  json parameters;  ///< JSON Schema (key order kept) or null.
+};
+
+/// A tool namespace (harmony `ToolNamespaceConfig`), e.g. "functions", "browser".
+struct tool_namespace {
+  std::string name;
+  std::optional<std::string> description;
+  std::vector<tool_description> tools;
+};
+
+/// Harmony's `SystemContent`. Missing fields are omitted from the text.
+struct system_content {
+  std::optional<std::string> model_identity;
+  std::optional<reasoning_effort> effort;
+  std::vector<tool_namespace> tools;  ///< Rendered in name order (harmony keeps a BTreeMap).
+  std::optional<std::string> conversation_start_date;
+  std::optional<std::string> knowledge_cutoff;
+  std::vector<std::string> valid_channels;
+  bool channel_required = false;
+};
+
+/// Harmony's `DeveloperContent`.
+struct developer_content {
+  std::optional<std::string> instructions;
+  std::vector<tool_namespace> tools;
+};
+
+/// harmony's `SystemContent::new()` defaults (identity, medium effort, cutoff 2024-06,
+/// the three channels, channel required).
+[[nodiscard]] system_content default_system_content();
+/// The built-in `browser` and `python` namespaces, as harmony defines them.
+[[nodiscard]] tool_namespace browser_namespace();
+[[nodiscard]] tool_namespace python_namespace();
+
+/// The text of a system message. `has_function_tools` adds the commentary-channel line
+/// (harmony adds it when a developer message defines `functions` tools).
+///
+///   auto text = ocml::harmony::render_system_content(ocml::harmony::default_system_content(), false);
+[[nodiscard]] std::string render_system_content(const system_content& s, bool has_function_tools);
+/// The text of a developer message: "# Instructions" and the "# Tools" section.
+[[nodiscard]] std::string render_developer_content(const developer_content& d);
+/// A JSON Schema as harmony's TypeScript-like type, e.g. `{\nlocation: string,\n}`.
+[[nodiscard]] std::string schema_to_typescript(const json& schema, std::string_view indent = "");
+/// Tools converted to the `functions` namespace.
+[[nodiscard]] tool_namespace functions_namespace(const std::vector<tool>& tools);
+
+/// Reads harmony's own Conversation JSON (`{"messages":[...]}`, serde shape) into the core
+/// model; system_content and developer_content items become their rendered text.
+[[nodiscard]] result<conversation> from_conversation_json(const json& j);
+/// Writes the core model as harmony's Conversation JSON (content as a list of text items).
+[[nodiscard]] json to_conversation_json(const conversation& c);
+
+}  // namespace ocml::harmony

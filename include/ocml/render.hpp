@@ -1,0 +1,46 @@
+// ocml/render.hpp - turning the core model into a dialect's markup.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "ocml/dialect.hpp"
+#include "ocml/error.hpp"
+#include "ocml/model.hpp"
+
+namespace ocml {
+
+/// How to render a conversation.
+struct render_options {
+  ocml::dialect dialect = dialect::ocml_2_2;
+  /// Append the generation prompt for the next turn, e.g. "<|start|>assistant".
+  bool add_generation_prompt = false;
+  std::string generation_role = "assistant";
+  /// Training rendering (harmony): a conversation ending in an assistant `final`
+  /// message ends in <|return|> instead of <|end|>.
+  bool training = false;
+  /// Drop `analysis` messages before the first `final` one when the last assistant
+  /// message is `final` (harmony's auto_drop_analysis, HIP-1 §12.7).
+  bool drop_analysis = false;
+  /// ocml-2.x: write a minimal `version:` YAML header when the conversation has none.
+  bool default_document_header = false;
+};
+
+/// Renders a conversation. Content can never forge structure: text that spells a control
+/// token is escaped (`<<|end|>`), so parse(render(c)) == c for every string. Values the
+/// dialect cannot hold (whitespace in a header attribute, say) give E-RENDER-UNREPRESENTABLE;
+/// features it silently lacks (call_id in harmony, say) are dropped with a warning added to
+/// `warnings` when given.
+///
+///   ocml::conversation c;
+///   c.messages.push_back({.role = ocml::role::user, .content = "Hi"});
+///   auto text = ocml::render(c, {.dialect = ocml::dialect::harmony});
+///   // *text == "<|start|>user<|message|>Hi<|end|>"
+[[nodiscard]] result<std::string> render(const conversation& conv, const render_options& options,
+                                         std::vector<diagnostic>* warnings = nullptr);
+
+/// Escapes control-token spellings in body text for the 2.x family ("<|end|>" -> "<<|end|>";
+/// a trailing run of '<' goes into a <|literal|> block so it cannot join the stop token).
+[[nodiscard]] std::string escape_body(std::string_view text);
+
+}  // namespace ocml

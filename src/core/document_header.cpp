@@ -1,0 +1,162 @@
+#include "core/document_header.hpp"
+
+#include <charconv>
+#include <cstdlib>
+
+#include <yaml-cpp/yaml.h>
+
+namespace ocml::detail {
+
+namespace {
+
+// YAML 1.2 core schema resolution for plain scalars.
+json scalar_to_json(const YAML::Node& n) {
+  const std::string& s = n.Scalar();
+  if (n.Tag() == "!") return s;  // quoted: always a string
+  if (s.empty() || s == "~" || s == "null" || s == "Null" || s == "NULL") return nullptr;
+  if (s == "true" || s == "True" || s == "TRUE") return true;
+  if (s == "false" || s == "False" || s == "FALSE") return false;
+  {
+    long long v = 0;
+    const char* b = s.data();
+    const char* e = s.data() + s.size();
+    if (*b == '+') ++b;
+    auto [p, ec] = std::from_chars(b, e, v);
+    if (ec == std::errc() && p == e) return v;
+  }
+  {
+    char* endp = nullptr;
+    const double d = std::strtod(s.c_str(), &endp);
+    if (endp == s.c_str() + s.size() && s.find_first_of("0123456789") != std::string::npos) {
+      return d;
+    }
+  }
+  return s;
+}
+
+json node_to_json(const YAML::Node& n) {
+  switch (n.Type()) {
+    case YAML::NodeType::Null:
+    case YAML::NodeType::Undefined:
+      return nullptr;
+    case YAML::NodeType::Scalar:
+      return scalar_to_json(n);
+    case YAML::NodeType::Sequence: {
+      json a = json::array();
+      for (const auto& c : n) a.push_back(node_to_json(c));
+      return a;
+    }
+    case YAML::NodeType::Map: {
+      json o = json::object();
+      for (const auto& kv : n) o[kv.first.as<std::string>()] = node_to_json(kv.second);
+      return o;
+    }
+  }
+  return nullptr;
+}
+
+void emit_json(YAML::Emitter& e, const json& j) {
+  if (j.is_object()) {
+    e << YAML::BeginMap;
+    for (const auto& [k, v] : j.items()) {
+      e << YAML::Key << k << YAML::Value;
+      emit_json(e, v);
+    }
+    e << YAML::EndMap;
+  } else if (j.is_array()) {
+    e << YAML::Flow << YAML::BeginSeq;
+    for (const auto& v : j) emit_json(e, v);
+    e << YAML::EndSeq;
+  } else if (j.is_string()) {
+    const std::string& s = j.get_ref<const std::string&>();
+    // Quote strings a YAML reader would otherwise take as another type.
+    const json back = scalar_to_json(YAML::Load(s.empty() ? "''" : s));
+    if (s.empty() || !back.is_string() || back.get_ref<const std::string&>() != s) {
+      e << YAML::DoubleQuoted << s;
+    } else {
+      e << s;
+    }
+  } else if (j.is_null()) {
+    e << YAML::Null;
+  } else if (j.is_boolean()) {
+    e << (j.get<bool>() ? "true" : "false");
+  } else {
+    e << j.dump();
+  }
+}
+
+}  // namespace
+
+json yaml_text_to_json(std::string_view yaml) { return node_to_json(YAML::Load(std::string(yaml))); }
+
+bool parse_document_header(std::string_view yaml, document_header& out, yaml_error& err) {
+  YAML::Node root;
+  try {
+    root = YAML::Load(std::string(yaml));
+  } catch (const YAML::Exception& ex) {
+    err.message = ex.msg;
+    err.line = ex.mark.line < 0 ? 0 : static_cast<std::size_t>(ex.mark.line);
+    err.column = ex.mark.column < 0 ? 0 : static_cast<std::size_t>(ex.mark.column);
+    return false;
+  }
+  out.present = true;
+  if (root.IsNull()) return true;
+  if (!root.IsMap()) {
+    err.message = "document header is not a YAML mapping";
+    return false;
+  }
+  json j;
+  try {
+    j = node_to_json(root);
+  } catch (const YAML::Exception& ex) {
+    err.message = ex.msg;
+    return false;
+  }
+  for (auto& [k, v] : j.items()) {
+    if ((k == "version" || k == "model") && root[k].IsScalar()) {
+      (k == "version" ? out.version : out.model) = root[k].Scalar();  // raw text: "2.10" stays
+    } else if (k == "generation_settings") {
+      out.generation_settings = v;
+    } else if (k == "capabilities") {
+      out.capabilities = v;
+    } else if (k == "profiles") {
+      out.profiles = v;
+    } else {
+      out.extra[k] = v;
+    }
+  }
+  return true;
+}
+
+std::string render_document_header(const document_header& h) {
+  if (!h.present) return {};
+  json j = json::object();
+  // version and model are raw scalars ("2.10" must stay "2.10"); quoted when not plain-safe.
+  const auto scalar_line = [](std::string_view key, const std::string& v) {
+    const bool safe = v.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                          "0123456789._-/+") == std::string::npos;
+    if (safe) return std::string(key) + ": " + v + "\n";
+    YAML::Emitter e;
+    e << YAML::DoubleQuoted << v;
+    return std::string(key) + ": " + e.c_str() + "\n";
+  };
+  std::string plain;
+  if (!h.version.empty()) plain += scalar_line("version", h.version);
+  if (!h.model.empty()) plain += scalar_line("model", h.model);
+  if (!h.generation_settings.is_null()) j["generation_settings"] = h.generation_settings;
+  if (!h.capabilities.is_null()) j["capabilities"] = h.capabilities;
+  if (!h.profiles.is_null()) j["profiles"] = h.profiles;
+  for (const auto& [k, v] : h.extra.items()) j[k] = v;
+  std::string out = "---\n" + plain;
+  if (!j.empty()) {
+    YAML::Emitter e;
+    emit_json(e, j);
+    out += e.c_str();
+    out += '\n';
+  }
+  out += "---\n";
+  return out;
+}
+
+}  // namespace ocml::detail
+

@@ -1,0 +1,29 @@
+// The YAML document header of OpenChatML 2.x: parse into the model and render back.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+
+#include "ocml/model.hpp"
+
+namespace ocml::detail {
+
+struct yaml_error {
+  std::string message;
+  std::size_t line = 0;  ///< 0-based line within the YAML text.
+  std::size_t column = 0;
+};
+
+/// Parses YAML text (without fences) into `out`. Returns false and fills `err` on failure.
+/// Known keys go to their fields, all others to `out.extra`.
+[[nodiscard]] bool parse_document_header(std::string_view yaml, document_header& out,
+                                         yaml_error& err);
+
+/// Renders the header as a fenced YAML block ("---\n...\n---\n"), empty when not present.
+[[nodiscard]] std::string render_document_header(const document_header& h);
+
+/// Converts a JSON value to a YAML node text (used for header fields).
+[[nodiscard]] json yaml_text_to_json(std::string_view yaml);
+
+}  // namespace ocml::detail

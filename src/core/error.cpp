@@ -1,0 +1,64 @@
+#include <array>
+#include <string>
+
+#include "ocml/error.hpp"
+
+namespace ocml {
+
+namespace {
+struct error_entry {
+  std::string_view name;
+  std::string_view message;
+};
+constexpr std::array<error_entry, error_code_count> kErrors = {{
+    {"OK", "no error"},
+    {"E-PARSE-HEADER", "malformed message header"},
+    {"E-PARSE-CHANNEL-MISSING", "channel absent where required by the profile"},
+    {"E-BODY-CONSTRAINT-VIOLATION", "message body failed to parse against its <|constrain|> type"},
+    {"E-CALL-SCHEMA", "tool arguments missing or invalid"},
+    {"E-TOOL-TIMEOUT", "tool exceeded its deadline_ms"},
+    {"E-TOOL-CANCELLED", "tool cancelled by the runtime"},
+    {"E-STREAM-TRUNCATED", "stream ended without a stop token"},
+    {"E-PERM-VISIBILITY", "attempt to display a hidden channel"},
+    {"E-PARSE-UNEXPECTED-TOKEN", "control token where none may stand"},
+    {"E-PARSE-STRAY-TEXT", "text outside any message"},
+    {"E-PARSE-DOCUMENT-HEADER", "malformed YAML document header"},
+    {"E-ENCODING-UTF8", "invalid UTF-8"},
+    {"E-LIMIT-EXCEEDED", "a configured resource limit was exceeded"},
+    {"E-RENDER-UNREPRESENTABLE", "the dialect cannot represent this value"},
+    {"E-JSON-INPUT", "malformed or mistyped interchange JSON"},
+    {"E-IO", "input/output error"},
+}};
+}  // namespace
+
+std::string_view error_name(error_code code) noexcept {
+  const auto i = static_cast<std::size_t>(code);
+  return i < kErrors.size() ? kErrors[i].name : std::string_view("E-UNKNOWN");
+}
+
+std::string_view error_message(error_code code) noexcept {
+  const auto i = static_cast<std::size_t>(code);
+  return i < kErrors.size() ? kErrors[i].message : std::string_view("unknown error");
+}
+
+std::string diagnostic::to_string() const {
+  std::string s(error_name(code));
+  s += ' ';
+  s += std::to_string(line);
+  s += ':';
+  s += std::to_string(column);
+  s += ' ';
+  if (level == severity::warning) s += "warning: ";
+  s += message.empty() ? std::string(error_message(code)) : message;
+  return s;
+}
+
+diagnostic make_error(error_code code, std::string message) {
+  diagnostic d;
+  d.code = code;
+  d.level = severity::error;
+  d.message = std::move(message);
+  return d;
+}
+
+}  // namespace ocml

@@ -1,0 +1,44 @@
+// One-shot parse: the streaming decoder fed everything at once, events collected.
+#include "ocml/decoder.hpp"
+
+namespace ocml {
+
+bool parse_result::ok() const noexcept {
+  for (const auto& d : diagnostics) {
+    if (d.level == severity::error) return false;
+  }
+  return true;
+}
+
+void collector::operator()(const event& e) {
+  auto& msgs = result_.conversation.messages;
+  switch (e.kind) {
+    case event_kind::document_header:
+      result_.conversation.header = *e.header;
+      break;
+    case event_kind::message_begin:
+      msgs.push_back(*e.message);
+      open_ = true;
+      break;
+    case event_kind::content:
+      if (open_) msgs.back().content.append(e.text);
+      break;
+    case event_kind::message_end:
+      if (open_) msgs.back().end = e.end;
+      open_ = false;
+      break;
+    case event_kind::diagnostic:
+      result_.diagnostics.push_back(*e.diag);
+      break;
+  }
+}
+
+parse_result parse(std::string_view text, const decoder_options& options) {
+  collector c;
+  decoder d(options, [&c](const event& e) { c(e); });
+  d.push(text);
+  d.finish();
+  return c.take();
+}
+
+}  // namespace ocml

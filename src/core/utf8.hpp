@@ -1,0 +1,38 @@
+// Incremental UTF-8 validation across arbitrary chunk boundaries.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+
+namespace ocml::detail {
+
+/// Scalar check of [s, s+n): the offset of the first invalid byte, or n when all is valid.
+/// When `allow_partial_tail` is set, a sequence cut short by the end counts as valid and
+/// `*tail_start` receives where it begins (n if none).
+[[nodiscard]] std::size_t utf8_first_invalid(const unsigned char* s, std::size_t n,
+                                             bool allow_partial_tail,
+                                             std::size_t* tail_start) noexcept;
+
+/// Validates a byte stream piece by piece; sequences split across pieces are handled.
+class utf8_stream {
+ public:
+  static constexpr std::size_t npos = static_cast<std::size_t>(-1);
+  /// Feeds the next piece; returns the offset (within `piece`) of the first invalid byte,
+  /// or npos. After the first error the stream stops checking until reset().
+  [[nodiscard]] std::size_t feed(std::string_view piece) noexcept;
+  /// True when the stream ended inside a multi-byte sequence.
+  [[nodiscard]] bool incomplete() const noexcept { return !failed_ && pending_len_ > 0; }
+  [[nodiscard]] bool failed() const noexcept { return failed_; }
+  void reset() noexcept {
+    pending_len_ = 0;
+    failed_ = false;
+  }
+
+ private:
+  unsigned char pending_[4] = {};
+  std::size_t pending_len_ = 0;
+  bool failed_ = false;
+};
+
+}  // namespace ocml::detail

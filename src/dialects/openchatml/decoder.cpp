@@ -1,0 +1,640 @@
+// The streaming decoder of the OpenChatML 2.x family (ocml-2.2, ocml-2.0, harmony).
+//
+// A byte-level state machine. Each push() scans with find_token_candidate (16 bytes a
+// step); text between tokens is reported as content slices straight from the input.
+// Only the bytes that may begin a control token at the end of a chunk (at most 15) are
+// carried to the next push, so work and memory per byte are O(1) and the events do not
+// depend on the chunking.
+#include <simdjson.h>
+
+#include <algorithm>
+#include <cstring>
+#include <string>
+#include <utility>
+
+#include "core/document_header.hpp"
+#include "core/line_tracker.hpp"
+#include "core/scan.hpp"
+#include "core/utf8.hpp"
+#include "dialects/openchatml/header_parser.hpp"
+#include "ocml/decoder.hpp"
+
+namespace ocml {
+
+namespace {
+using detail::find_token_candidate;
+using detail::match_status;
+using detail::match_token;
+using detail::token;
+
+enum class state : std::uint8_t {
+  doc_start,     // at the beginning: YAML header, or straight to messages
+  doc_fenced,    // inside a "---" fenced YAML header
+  doc_unfenced,  // YAML header running up to the first <|start|>
+  between,       // between messages: whitespace, then <|start|>
+  header,        // after <|start|>, up to <|message|>
+  body,          // after <|message|>, up to a stop token
+  literal,       // inside <|literal|> ... <|endliteral|>
+  failed,        // a strict error stopped decoding
+};
+
+constexpr std::size_t kCarryProbe = 32;  // bytes of a new chunk joined to the carry
+}  // namespace
+
+struct decoder::impl {
+  decoder_options opt;
+  sink out;
+  state st = state::doc_start;
+  std::size_t consumed = 0;  // absolute offset of the first byte not yet consumed
+  std::string carry;         // unconsumed bytes of earlier pushes (a token prefix)
+  bool finishing = false;
+  detail::line_tracker lines;
+
+  // Current message.
+  message msg;
+  std::string header_text;
+  std::size_t header_offset = 0;  // offset of the header text (after <|start|>)
+  detail::position header_pos;
+  std::size_t body_offset = 0;
+  detail::position body_pos;
+  std::string body_buf;  // kept only for <|constrain|>json checks
+  bool keep_body = false;
+  bool first_header = true;  // completion mode: the first header has a preset role
+  detail::utf8_stream utf8;
+  bool utf8_reported = false;
+
+  // Between messages / document header.
+  std::string doc;
+  std::size_t doc_offset = 0;
+  std::size_t doc_line_start = 0;  // where the current line of `doc` begins
+  detail::position doc_pos;
+  bool stray_reported = false;
+
+  impl(decoder_options o, sink s) : opt(std::move(o)), out(std::move(s)) {
+    if (opt.completion) {
+      st = state::header;
+      begin_header(0);
+    } else if (opt.dialect == dialect::harmony) {
+      st = state::between;
+    }
+  }
+
+  // ---- reporting -------------------------------------------------------------------
+
+  void emit(const event& e) {
+    if (out) out(e);
+  }
+
+  void report_at(error_code code, severity lvl, std::size_t off, detail::position pos,
+                 std::string text) {
+    diagnostic d{code, lvl, off, pos.line, pos.column, std::move(text)};
+    event e;
+    e.kind = event_kind::diagnostic;
+    e.offset = off;
+    e.diag = &d;
+    emit(e);
+  }
+  void report(error_code code, severity lvl, std::size_t off, std::string text) {
+    report_at(code, lvl, off, lines.at(off), std::move(text));
+  }
+  // An error in strict mode (decoding stops), a recovered warning in lenient mode.
+  // Returns true when decoding may go on.
+  bool recoverable(error_code code, std::size_t off, const std::string& text) {
+    if (opt.lenient) {
+      report(code, severity::warning, off, "recovered: " + text);
+      return true;
+    }
+    fail(code, off, text);
+    return false;
+  }
+  void fail(error_code code, std::size_t off, const std::string& text) {
+    report(code, severity::error, off, text);
+    if (st == state::body || st == state::literal) end_message(end_token::unterminated, off);
+    st = state::failed;
+  }
+
+  // ---- message lifecycle -----------------------------------------------------------
+
+  void begin_header(std::size_t text_offset) {
+    header_text.clear();
+    header_offset = text_offset;
+    header_pos = lines.at(text_offset);
+  }
+
+  detail::header_parse_options header_options() const {
+    detail::header_parse_options h;
+    h.dialect = opt.dialect;
+    h.lenient = opt.lenient;
+    if (opt.completion && first_header) h.preset_role = opt.completion_role;
+    return h;
+  }
+
+  void report_header_issues(const detail::parsed_header& ph) {
+    for (const auto& is : ph.issues) {
+      // Header issues sit inside the header text, which may span pushes: place them
+      // by the header's start line (exact when the header is on one line, as is usual).
+      const std::size_t off = header_offset + is.offset;
+      detail::position p = header_pos;
+      p.column += is.offset;
+      report_at(is.code, is.level, off, p, is.message);
+    }
+  }
+
+  // <|message|> seen at absolute offset `tok_off`; the body begins at `body_off`.
+  bool open_body(std::size_t tok_off, std::size_t body_off) {
+    detail::parsed_header ph = detail::parse_header(header_text, header_options());
+    report_header_issues(ph);
+    if (ph.failed) {
+      st = state::failed;
+      return false;
+    }
+    (void)tok_off;
+    first_header = false;
+    msg = std::move(ph.msg);
+    start_body(body_off);
+    return true;
+  }
+
+  void start_body(std::size_t body_off) {
+    body_offset = body_off;
+    body_pos = lines.at(body_off);
+    body_buf.clear();
+    keep_body = msg.constrain == "json";
+    utf8.reset();
+    utf8_reported = false;
+    st = state::body;
+    event e;
+    e.kind = event_kind::message_begin;
+    e.offset = header_offset;
+    e.message = &msg;
+    emit(e);
+  }
+
+  void content(std::string_view text, std::size_t off) {
+    if (text.empty()) return;
+    if (!utf8_reported) {
+      const std::size_t bad = utf8.feed(text);
+      if (bad != detail::utf8_stream::npos) {
+        utf8_reported = true;
+        report(error_code::invalid_utf8, opt.lenient ? severity::warning : severity::error,
+               off + bad, "invalid UTF-8 in message body (bytes kept as they are)");
+      }
+    }
+    if (keep_body) {
+      if (body_buf.size() + text.size() > opt.limits.max_buffered_body_bytes) {
+        fail(error_code::limit_exceeded, off,
+             "constrained body exceeds max_buffered_body_bytes (" +
+                 std::to_string(opt.limits.max_buffered_body_bytes) + ")");
+        return;
+      }
+      body_buf.append(text);
+    }
+    event e;
+    e.kind = event_kind::content;
+    e.offset = off;
+    e.text = text;
+    emit(e);
+  }
+
+  void check_constraint() {
+    if (!keep_body) return;
+    simdjson::dom::parser parser(opt.limits.max_json_depth);
+    simdjson::padded_string padded(body_buf);
+    auto doc = parser.parse(padded);
+    if (doc.error() != simdjson::SUCCESS) {
+      const std::string why = std::string("body is not valid JSON (") +
+                              simdjson::error_message(doc.error()) + ")";
+      report_at(error_code::body_constraint_violation,
+                opt.lenient ? severity::warning : severity::error, body_offset, body_pos,
+                opt.lenient ? "recovered: " + why + "; kept as text" : why);
+    }
+  }
+
+  void end_message(end_token how, std::size_t off) {
+    if (utf8.incomplete() && !utf8_reported) {
+      report(error_code::invalid_utf8, opt.lenient ? severity::warning : severity::error, off,
+             "message body ends inside a UTF-8 sequence");
+    }
+    if (how != end_token::unterminated) check_constraint();
+    st = state::between;
+    stray_reported = false;
+    event e;
+    e.kind = event_kind::message_end;
+    e.offset = off;
+    e.end = how;
+    e.message = &msg;
+    emit(e);
+  }
+
+  // ---- scanning --------------------------------------------------------------------
+
+  // Where held-back bytes start when a token candidate at j cannot be decided yet:
+  // the candidate, plus one '<' before it that may make it an escape.
+  static std::size_t hold_start(const char* p, std::size_t i, std::size_t j) {
+    return (j > i && p[j - 1] == '<') ? j - 1 : j;
+  }
+
+  // Processes p[i, n) (absolute offset of p[0] is base). Returns bytes consumed;
+  // stops early only when the rest may be a token prefix (and not finishing).
+  std::size_t run(const char* p, std::size_t n, std::size_t base) {
+    lines.set_buffer(p, base, n);
+    std::size_t i = 0;
+    while (i < n) {
+      std::size_t next = i;
+      switch (st) {
+        case state::doc_start: next = step_doc_start(p, i, n, base); break;
+        case state::doc_fenced: next = step_doc_fenced(p, i, n, base); break;
+        case state::doc_unfenced: next = step_doc_unfenced(p, i, n, base); break;
+        case state::between: next = step_between(p, i, n, base); break;
+        case state::header: next = step_header(p, i, n, base); break;
+        case state::body: next = step_body(p, i, n, base, false); break;
+        case state::literal: next = step_body(p, i, n, base, true); break;
+        case state::failed: return n;
+      }
+      if (next == i && st_unchanged_) return i;  // waiting for more bytes
+      st_unchanged_ = true;
+      i = next;
+    }
+    return i;
+  }
+  bool st_unchanged_ = true;  // cleared by steps that switch state without consuming
+  void switch_to(state s) {
+    st = s;
+    st_unchanged_ = false;
+  }
+
+  std::size_t step_doc_start(const char* p, std::size_t i, std::size_t n, std::size_t base) {
+    std::size_t k = i;
+    while (k < n && detail::is_space(p[k])) ++k;
+    if (k == n) {
+      if (finishing) return n;
+      return k;  // whitespace consumed; decide on the next byte
+    }
+    if (p[k] == '<') {
+      switch_to(state::between);
+      return k;
+    }
+    if (n - k < 3 && !finishing) return k;
+    doc.clear();
+    doc_line_start = 0;
+    doc_offset = base + k;
+    doc_pos = lines.at(doc_offset);
+    if (n - k >= 3 && std::memcmp(p + k, "---", 3) == 0) {
+      switch_to(state::doc_fenced);
+    } else {
+      switch_to(state::doc_unfenced);
+    }
+    return k;
+  }
+
+  bool doc_append(const char* p, std::size_t len, std::size_t off) {
+    if (doc.size() + len > opt.limits.max_document_header_bytes) {
+      fail(error_code::limit_exceeded, off,
+           "document header exceeds max_document_header_bytes (" +
+               std::to_string(opt.limits.max_document_header_bytes) + ")");
+      return false;
+    }
+    doc.append(p, len);
+    return true;
+  }
+
+  void finish_doc(std::string_view yaml) {
+    document_header h;
+    detail::yaml_error err;
+    if (!detail::parse_document_header(yaml, h, err)) {
+      detail::position pos = doc_pos;
+      pos.line += err.line;
+      if (err.line > 0) pos.column = err.column + 1;
+      report_at(error_code::document_header, opt.lenient ? severity::warning : severity::error,
+                doc_offset, pos, "YAML document header: " + err.message);
+      return;
+    }
+    if (h.version.empty()) {
+      report_at(error_code::document_header, opt.lenient ? severity::warning : severity::error,
+                doc_offset, doc_pos, "document header has no 'version'");
+    }
+    event e;
+    e.kind = event_kind::document_header;
+    e.offset = doc_offset;
+    e.header = &h;
+    emit(e);
+  }
+
+  // Fenced header: lines until one that is "---" or "..." (after the opening fence).
+  std::size_t step_doc_fenced(const char* p, std::size_t i, std::size_t n, std::size_t base) {
+    const void* nl = std::memchr(p + i, '\n', n - i);
+    const std::size_t line_end =
+        nl != nullptr ? static_cast<std::size_t>(static_cast<const char*>(nl) - p) + 1 : n;
+    if (!doc_append(p + i, line_end - i, base + i)) return n;
+    if (nl == nullptr && !finishing) return line_end;
+    std::string_view line = std::string_view(doc).substr(doc_line_start);
+    while (!line.empty() && detail::is_space(line.back())) line.remove_suffix(1);
+    if (doc_line_start > 0 && (line == "---" || line == "...")) {
+      const std::size_t open_end = doc.find('\n') + 1;
+      finish_doc(std::string_view(doc).substr(open_end, doc_line_start - open_end));
+      doc.clear();
+      switch_to(state::between);
+    }
+    doc_line_start = doc.size();
+    return line_end;
+  }
+
+  std::size_t step_doc_unfenced(const char* p, std::size_t i, std::size_t n, std::size_t base) {
+    const char* c = find_token_candidate(p + i, p + n);
+    const auto j = static_cast<std::size_t>(c - p);
+    if (j == n) {
+      if (!doc_append(p + i, n - i, base + i)) return n;
+      return n;
+    }
+    const auto m = match_token(c, n - j);
+    if (m.status == match_status::need_more && !finishing) {
+      if (!doc_append(p + i, j - i, base + i)) return n;
+      return j;
+    }
+    if (m.status == match_status::matched && m.tok == token::start) {
+      if (!doc_append(p + i, j - i, base + i)) return n;
+      finish_doc(doc);
+      doc.clear();
+      switch_to(state::between);
+      return j;
+    }
+    if (!doc_append(p + i, j + 1 - i, base + i)) return n;
+    return j + 1;
+  }
+
+  std::size_t step_between(const char* p, std::size_t i, std::size_t n, std::size_t base) {
+    const char* c = find_token_candidate(p + i, p + n);
+    const auto j = static_cast<std::size_t>(c - p);
+    if (!stray_check(p, i, j, base)) return n;
+    if (j == n) return n;
+    const auto m = match_token(c, n - j);
+    if (m.status == match_status::need_more && !finishing) return j;
+    if (m.status != match_status::matched) {
+      if (!stray_check(p, j, j + 1, base)) return n;
+      return j + 1;
+    }
+    if (m.tok == token::start) {
+      begin_header(base + j + m.len);
+      switch_to(state::header);
+      return j + m.len;
+    }
+    if (!recoverable(error_code::unexpected_token, base + j,
+                     "stray " + std::string(detail::token_text(m.tok)) + " outside a message")) {
+      return n;
+    }
+    return j + m.len;
+  }
+
+  // Text between messages must be whitespace. Returns false when decoding stopped.
+  bool stray_check(const char* p, std::size_t i, std::size_t j, std::size_t base) {
+    for (std::size_t k = i; k < j; ++k) {
+      if (detail::is_space(p[k])) continue;
+      if (stray_reported) return true;
+      stray_reported = true;
+      return recoverable(error_code::stray_text, base + k,
+                         "text outside any message (skipped up to the next <|start|>)");
+    }
+    return true;
+  }
+
+  bool header_append(const char* p, std::size_t len, std::size_t off) {
+    if (header_text.size() + len > opt.limits.max_header_bytes) {
+      fail(error_code::limit_exceeded, off,
+           "message header exceeds max_header_bytes (" +
+               std::to_string(opt.limits.max_header_bytes) + ")");
+      return false;
+    }
+    header_text.append(p, len);
+    return true;
+  }
+
+  std::size_t step_header(const char* p, std::size_t i, std::size_t n, std::size_t base) {
+    const char* c = find_token_candidate(p + i, p + n);
+    const auto j = static_cast<std::size_t>(c - p);
+    if (!header_append(p + i, j - i, base + i)) return n;
+    if (j == n) return n;
+    const auto m = match_token(c, n - j);
+    if (m.status == match_status::need_more && !finishing) return j;
+    if (m.status != match_status::matched) {
+      if (!header_append(p + j, 1, base + j)) return n;
+      return j + 1;
+    }
+    const std::size_t after = j + m.len;
+    switch (m.tok) {
+      case token::message:
+        if (!open_body(base + j, base + after)) return n;
+        st_unchanged_ = false;
+        return after;
+      case token::channel:
+      case token::constrain:
+        if (!header_append(p + j, m.len, base + j)) return n;
+        return after;
+      case token::start:
+        // Doubled <|start|>: the first header is abandoned.
+        if (!recoverable(error_code::parse_header, base + j,
+                         "<|start|> inside a header (earlier header '" + header_text +
+                             "' dropped)")) {
+          return n;
+        }
+        first_header = false;
+        begin_header(base + after);
+        return after;
+      case token::end:
+      case token::return_:
+      case token::call:
+        return headless_message(m.tok, base + j) ? after : n;
+      default:
+        if (!recoverable(error_code::unexpected_token, base + j,
+                         std::string(detail::token_text(m.tok)) + " inside a header")) {
+          return n;
+        }
+        if (!header_append(p + j, m.len, base + j)) return n;
+        return after;
+    }
+  }
+
+  // A stop token closed a header that never reached <|message|> (refusals seen from gpt-oss).
+  bool headless_message(token tok, std::size_t off) {
+    const std::string tok_name(detail::token_text(tok));
+    if (!opt.lenient) {
+      fail(error_code::parse_header, off, tok_name + " before <|message|> in header");
+      return false;
+    }
+    std::string body;
+    detail::parsed_header ph = detail::parse_headless_message(header_text, header_options(), &body);
+    report_header_issues(ph);
+    if (ph.failed) {
+      st = state::failed;
+      return false;
+    }
+    report(error_code::parse_header, severity::warning, off,
+           "recovered: " + tok_name + " before <|message|>; header text read as the body");
+    first_header = false;
+    msg = std::move(ph.msg);
+    start_body(off);
+    content(body, header_offset);
+    end_message(tok == token::end ? end_token::end
+                : tok == token::call ? end_token::call
+                                     : end_token::return_,
+                off);
+    return true;
+  }
+
+  std::size_t step_body(const char* p, std::size_t i, std::size_t n, std::size_t base,
+                        bool in_literal) {
+    while (i < n) {
+      const char* c = find_token_candidate(p + i, p + n);
+      const auto j = static_cast<std::size_t>(c - p);
+      if (j == n) {
+        content(std::string_view(p + i, n - i), base + i);
+        return n;
+      }
+      const auto m = match_token(c, n - j);
+      if (m.status == match_status::need_more && !finishing) {
+        const std::size_t h = in_literal ? j : hold_start(p, i, j);
+        content(std::string_view(p + i, h - i), base + i);
+        return h;
+      }
+      if (m.status != match_status::matched ||
+          (in_literal && m.tok != token::endliteral)) {
+        // Not a token (or any token inside a literal block): plain text through '<'.
+        content(std::string_view(p + i, j + 1 - i), base + i);
+        i = j + 1;
+        if (st == state::failed) return n;
+        continue;
+      }
+      const std::size_t after = j + m.len;
+      if (!in_literal && j > i && p[j - 1] == '<') {
+        // "<<|x|>" is the escape for the literal text "<|x|>".
+        content(std::string_view(p + i, j - 1 - i), base + i);
+        content(std::string_view(p + j, m.len), base + j);
+        i = after;
+        continue;
+      }
+      content(std::string_view(p + i, j - i), base + i);
+      if (st == state::failed) return n;
+      return on_body_token(m.tok, p, j, m.len, base) ? after : n;
+    }
+    return i;
+  }
+
+  // A control token inside a body. Returns false when decoding stopped.
+  bool on_body_token(token tok, const char* p, std::size_t j, std::size_t len, std::size_t base) {
+    const std::size_t off = base + j;
+    switch (tok) {
+      case token::end: end_message(end_token::end, off); break;
+      case token::return_: end_message(end_token::return_, off); break;
+      case token::call: end_message(end_token::call, off); break;
+      case token::literal: st = state::literal; break;
+      case token::endliteral:
+        if (st == state::literal) {
+          st = state::body;
+          break;
+        }
+        [[fallthrough]];
+      case token::channel:
+      case token::message:
+      case token::constrain:
+        if (!recoverable(error_code::unexpected_token, off,
+                         std::string(detail::token_text(tok)) +
+                             " inside a message body (kept as text)")) {
+          return false;
+        }
+        content(std::string_view(p + j, len), off);
+        break;
+      case token::start:
+        if (!recoverable(error_code::unexpected_token, off,
+                         "<|start|> inside a message body (message closed unterminated)")) {
+          return false;
+        }
+        end_message(end_token::unterminated, off);
+        begin_header(off + len);
+        st = state::header;
+        break;
+      case token::none: break;
+    }
+    st_unchanged_ = false;
+    return true;
+  }
+
+  void push(std::string_view bytes) {
+    if (st == state::failed) {
+      consumed += bytes.size();
+      return;
+    }
+    std::size_t pos = 0;  // position in `bytes` of the first byte not yet handled
+    if (!carry.empty()) {
+      // Resolve the carried prefix with the first bytes of the new chunk.
+      const std::size_t take = std::min(bytes.size(), kCarryProbe);
+      std::string joined = carry;
+      joined.append(bytes.data(), take);
+      const std::size_t carry_len = carry.size();
+      const std::size_t used = run(joined.data(), joined.size(), consumed);
+      consumed += used;
+      carry.clear();
+      if (used < carry_len) {
+        // Undecided within the probe (only possible for tiny chunks): keep it all.
+        joined.erase(0, used);
+        joined.append(bytes.data() + take, bytes.size() - take);
+        const std::size_t used2 = take == bytes.size() ? 0 : run(joined.data(), joined.size(), consumed);
+        consumed += used2;
+        carry = joined.substr(used2);
+        return;
+      }
+      pos = used - carry_len;
+    }
+    const std::size_t used = run(bytes.data() + pos, bytes.size() - pos, consumed);
+    consumed += used;
+    carry.assign(bytes.data() + pos + used, bytes.size() - pos - used);
+  }
+
+  void finish() {
+    if (st == state::failed) return;
+    finishing = true;
+    if (!carry.empty()) {
+      std::string rest = std::move(carry);
+      carry.clear();
+      consumed += run(rest.data(), rest.size(), consumed);
+    }
+    const std::size_t off = consumed;
+    switch (st) {
+      case state::doc_fenced:
+        report_at(error_code::document_header, opt.lenient ? severity::warning : severity::error,
+                  doc_offset, doc_pos, "document header '---' fence is never closed");
+        break;
+      case state::doc_unfenced:
+        finish_doc(doc);
+        break;
+      case state::header:
+        if (opt.completion && first_header && header_text.empty()) break;  // empty completion
+        report(error_code::stream_truncated, opt.lenient ? severity::warning : severity::error,
+               off, "input ended inside a message header");
+        break;
+      case state::body:
+      case state::literal: {
+        // Harmony closes a message at end of input (its parser's EOS rule); for 2.x a
+        // message without a stop token is incomplete (2.2 §9).
+        const bool soft = opt.lenient || opt.dialect == dialect::harmony;
+        report(error_code::stream_truncated, soft ? severity::warning : severity::error, off,
+               st == state::literal ? "input ended inside a <|literal|> block"
+                                    : "input ended inside a message body (no stop token)");
+        end_message(end_token::unterminated, off);
+        break;
+      }
+      default:
+        break;
+    }
+  }
+};
+
+decoder::decoder(decoder_options options, sink on_event)
+    : impl_(std::make_unique<impl>(std::move(options), std::move(on_event))) {}
+decoder::~decoder() = default;
+decoder::decoder(decoder&&) noexcept = default;
+decoder& decoder::operator=(decoder&&) noexcept = default;
+void decoder::push(std::string_view bytes) { impl_->push(bytes); }
+void decoder::finish() { impl_->finish(); }
+bool decoder::failed() const noexcept { return impl_->st == state::failed; }
+std::size_t decoder::offset() const noexcept { return impl_->consumed; }
+
+}  // namespace ocml

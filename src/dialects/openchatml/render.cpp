@@ -1,0 +1,159 @@
+// Renderers for ocml-2.2 (canonical attribute positions) and ocml-2.0.
+#include <string>
+
+#include "core/document_header.hpp"
+#include "dialects/openchatml/render_common.hpp"
+
+namespace ocml::detail {
+
+std::string check_header_value(std::string_view what, std::string_view v, std::size_t index) {
+  std::string bad;
+  if (v.empty()) bad = "is empty";
+  for (char ch : v) {
+    if (ch == ' ' || ch == '\t' || ch == '\n' || ch == '\r' || ch == '\f' || ch == '\v') {
+      bad = "contains whitespace";
+      break;
+    }
+  }
+  if (v.find("<|") != std::string_view::npos) bad = "contains '<|'";
+  if (bad.empty()) return {};
+  return "message " + std::to_string(index) + ": " + std::string(what) + " '" + std::string(v) +
+         "' " + bad + "; header values cannot hold it";
+}
+
+std::string_view stop_token_text(end_token e) {
+  switch (e) {
+    case end_token::return_: return "<|return|>";
+    case end_token::call: return "<|call|>";
+    case end_token::unterminated: return "";
+    default: return "<|end|>";
+  }
+}
+
+std::vector<const message*> messages_to_render(const conversation& c, bool drop_analysis) {
+  std::vector<const message*> out;
+  bool last_assistant_final = false;
+  for (auto it = c.messages.rbegin(); it != c.messages.rend(); ++it) {
+    if (it->role == role::assistant) {
+      last_assistant_final = it->channel == "final";
+      break;
+    }
+  }
+  std::size_t first_final = c.messages.size();
+  for (std::size_t i = 0; i < c.messages.size(); ++i) {
+    if (c.messages[i].channel == "final") {
+      first_final = i;
+      break;
+    }
+  }
+  const bool drop = drop_analysis && last_assistant_final;
+  for (std::size_t i = 0; i < c.messages.size(); ++i) {
+    if (drop && i < first_final && c.messages[i].channel == "analysis") continue;
+    out.push_back(&c.messages[i]);
+  }
+  return out;
+}
+
+void warn_dropped(std::vector<diagnostic>* warnings, std::size_t index, std::string_view what,
+                  std::string_view dialect) {
+  if (warnings == nullptr) return;
+  diagnostic d = make_error(error_code::unrepresentable,
+                            "message " + std::to_string(index) + ": " + std::string(dialect) +
+                                " cannot hold " + std::string(what) + " (dropped)");
+  d.level = severity::warning;
+  warnings->push_back(std::move(d));
+}
+
+namespace {
+
+end_token default_end(const message& m, bool v22) {
+  if (m.end != end_token::unspecified) return m.end;
+  if (m.role == role::assistant && !m.recipient.empty()) return end_token::call;
+  if (v22 && m.role == role::assistant && m.channel == "final") return end_token::return_;
+  return end_token::end;
+}
+
+struct attr_writer {
+  std::string& out;
+  std::size_t index;
+  std::string err;
+  void put(std::string_view key, std::string_view value) {
+    if (value.empty() || !err.empty()) return;
+    err = check_header_value(key, value, index);
+    out += ' ';
+    out += key;
+    out += '=';
+    out += value;
+  }
+};
+
+}  // namespace
+
+result<std::string> render_openchatml(const conversation& c, const render_options& o,
+                                      std::vector<diagnostic>* warnings) {
+  const bool v22 = o.dialect == dialect::ocml_2_2;
+  const std::string_view dname = v22 ? "ocml-2.2" : "ocml-2.0";
+  std::string out;
+  if (c.header.present) {
+    out += render_document_header(c.header);
+  } else if (o.default_document_header) {
+    out += v22 ? "---\nversion: 2.2\n---\n" : "---\nversion: 2.0\n---\n";
+  }
+  const auto msgs = messages_to_render(c, o.drop_analysis);
+  for (std::size_t k = 0; k < msgs.size(); ++k) {
+    const message& m = *msgs[k];
+    if (k > 0) out += '\n';
+    out += "<|start|>";
+    attr_writer w{out, k, {}};
+    if (m.role == role::tool && !v22 && m.name.starts_with("functions.")) {
+      w.err = check_header_value("tool name", m.name, k);
+      out += m.name;  // 2.0: the tool's name is the author
+    } else {
+      out += role_name(m.role);
+      w.put("name", m.name);
+    }
+    w.put("to", m.recipient);
+    if (v22) {
+      w.put("call_id", m.call_id);
+      w.put("intent", m.intent);
+      w.put("content_type", m.content_type);
+      for (const auto& [k2, v] : m.extra) {
+        if (k2.find('=') != std::string::npos) w.err = "attribute key '" + k2 + "' contains '='";
+        w.put(k2, v);
+      }
+    } else {
+      if (!m.call_id.empty()) warn_dropped(warnings, k, "call_id", dname);
+      if (!m.intent.empty()) warn_dropped(warnings, k, "intent", dname);
+      if (!m.content_type.empty()) warn_dropped(warnings, k, "content_type", dname);
+      if (!m.constrain.empty()) warn_dropped(warnings, k, "<|constrain|>", dname);
+      if (!m.extra.empty()) warn_dropped(warnings, k, "extra header attributes", dname);
+    }
+    if (!m.channel.empty()) {
+      if (w.err.empty()) w.err = check_header_value("channel", m.channel, k);
+      out += "<|channel|>";
+      out += m.channel;
+    }
+    if (v22 && !m.constrain.empty()) {
+      if (w.err.empty()) w.err = check_header_value("constrain type", m.constrain, k);
+      out += "<|constrain|>";
+      out += m.constrain;
+    }
+    if (!w.err.empty()) return make_error(error_code::unrepresentable, w.err);
+    out += "<|message|>";
+    out += escape_body(m.content);
+    const end_token e = default_end(m, v22);
+    if (e == end_token::unterminated && k + 1 != msgs.size()) {
+      return make_error(error_code::unrepresentable,
+                        "message " + std::to_string(k) + " is unterminated but not last");
+    }
+    out += stop_token_text(e);
+  }
+  if (o.add_generation_prompt) {
+    if (!msgs.empty()) out += '\n';
+    out += "<|start|>";
+    out += o.generation_role;
+  }
+  return out;
+}
+
+}  // namespace ocml::detail

@@ -1,0 +1,37 @@
+// Pieces shared by the 2.x-family renderers (ocml-2.2, ocml-2.0, harmony).
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ocml/error.hpp"
+#include "ocml/model.hpp"
+#include "ocml/render.hpp"
+
+namespace ocml::detail {
+
+/// Header attribute values and role words must be non-empty and hold no whitespace,
+/// no '<|' and no '=' in keys, or re-parsing would split them. Returns an error text or "".
+[[nodiscard]] std::string check_header_value(std::string_view what, std::string_view v,
+                                             std::size_t index);
+
+/// The stop token spelling for a message, choosing the dialect default when unspecified.
+[[nodiscard]] std::string_view stop_token_text(end_token e);
+
+/// Messages the harmony rule keeps: analysis before the first final is dropped when
+/// the last assistant message is final.
+[[nodiscard]] std::vector<const message*> messages_to_render(const conversation& c,
+                                                             bool drop_analysis);
+
+/// Appends a warning about a feature a dialect cannot hold.
+void warn_dropped(std::vector<diagnostic>* warnings, std::size_t index, std::string_view what,
+                  std::string_view dialect);
+
+[[nodiscard]] result<std::string> render_openchatml(const conversation& c,
+                                                    const render_options& o,
+                                                    std::vector<diagnostic>* warnings);
+[[nodiscard]] result<std::string> render_harmony(const conversation& c, const render_options& o,
+                                                 std::vector<diagnostic>* warnings);
+
+}  // namespace ocml::detail

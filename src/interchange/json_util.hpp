@@ -1,0 +1,48 @@
+// Small helpers for reading interchange JSON with precise errors.
+#pragma once
+
+#include <string>
+
+#include "ocml/error.hpp"
+#include "ocml/model.hpp"
+
+namespace ocml::detail {
+
+/// Reads an optional string field; sets `err` when it is present but not a string.
+inline std::string get_string(const json& obj, const char* key, const std::string& where,
+                              std::string& err) {
+  auto it = obj.find(key);
+  if (it == obj.end() || it->is_null()) return {};
+  if (!it->is_string()) {
+    if (err.empty()) err = where + "." + key + " must be a string";
+    return {};
+  }
+  return it->get<std::string>();
+}
+
+/// Text of an OpenAI/harmony content value: a string, or a list of {type:text,text} parts.
+inline std::string content_text(const json& v, const std::string& where, std::string& err) {
+  if (v.is_null()) return {};
+  if (v.is_string()) return v.get<std::string>();
+  if (v.is_array()) {
+    std::string out;
+    for (const auto& part : v) {
+      if (part.is_string()) {
+        out += part.get<std::string>();
+      } else if (part.is_object() && part.contains("text") && part["text"].is_string()) {
+        out += part["text"].get<std::string>();
+      } else if (err.empty()) {
+        err = where + ".content has a part that is not text";
+      }
+    }
+    return out;
+  }
+  if (err.empty()) err = where + ".content must be a string or a list of text parts";
+  return {};
+}
+
+/// Tools from an OpenAI `tools` array ({type:function,function:{...}} or bare {name,...}).
+bool read_tools(const json& arr, std::vector<tool>& out, std::string& err);
+json write_tools(const std::vector<tool>& tools);
+
+}  // namespace ocml::detail

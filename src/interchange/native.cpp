@@ -1,0 +1,245 @@
+// The lossless native JSON form and format detection.
+#include <sstream>
+
+#include "interchange/json_util.hpp"
+#include "ocml/harmony.hpp"
+#include "ocml/json.hpp"
+
+namespace ocml {
+
+namespace detail {
+
+bool read_tools(const json& arr, std::vector<tool>& out, std::string& err) {
+  if (!arr.is_array()) {
+    err = "tools must be an array";
+    return false;
+  }
+  for (std::size_t i = 0; i < arr.size(); ++i) {
+    const json& t = arr[i];
+    const std::string where = "tools[" + std::to_string(i) + "]";
+    if (!t.is_object()) {
+      err = where + " must be an object";
+      return false;
+    }
+    const json& f = t.contains("function") ? t["function"] : t;
+    if (!f.is_object()) {
+      err = where + ".function must be an object";
+      return false;
+    }
+    tool x;
+    x.name = get_string(f, "name", where, err);
+    x.description = get_string(f, "description", where, err);
+    if (auto p = f.find("parameters"); p != f.end()) x.parameters = *p;
+    if (x.name.empty() && err.empty()) err = where + " has no name";
+    if (!err.empty()) return false;
+    out.push_back(std::move(x));
+  }
+  return true;
+}
+
+json write_tools(const std::vector<tool>& tools) {
+  json arr = json::array();
+  for (const auto& t : tools) {
+    json f = json::object();
+    f["name"] = t.name;
+    if (!t.description.empty()) f["description"] = t.description;
+    if (!t.parameters.is_null()) f["parameters"] = t.parameters;
+    arr.push_back(json{{"type", "function"}, {"function", f}});
+  }
+  return arr;
+}
+
+}  // namespace detail
+
+namespace {
+
+json header_json(const document_header& h) {
+  json j = json::object();
+  if (!h.version.empty()) j["version"] = h.version;
+  if (!h.model.empty()) j["model"] = h.model;
+  if (!h.generation_settings.is_null()) j["generation_settings"] = h.generation_settings;
+  if (!h.capabilities.is_null()) j["capabilities"] = h.capabilities;
+  if (!h.profiles.is_null()) j["profiles"] = h.profiles;
+  for (const auto& [k, v] : h.extra.items()) j[k] = v;
+  return j;
+}
+
+bool read_header(const json& j, document_header& h, std::string& err) {
+  if (!j.is_object()) {
+    err = "header must be an object";
+    return false;
+  }
+  h.present = true;
+  for (const auto& [k, v] : j.items()) {
+    if (k == "version" || k == "model") {
+      (k == "version" ? h.version : h.model) = v.is_string() ? v.get<std::string>() : v.dump();
+    } else if (k == "generation_settings") {
+      h.generation_settings = v;
+    } else if (k == "capabilities") {
+      h.capabilities = v;
+    } else if (k == "profiles") {
+      h.profiles = v;
+    } else {
+      h.extra[k] = v;
+    }
+  }
+  return true;
+}
+
+void put(json& o, const char* key, const std::string& v) {
+  if (!v.empty()) o[key] = v;
+}
+
+}  // namespace
+
+json to_native_json(const conversation& c) {
+  json root = json::object();
+  if (c.header.present) root["header"] = header_json(c.header);
+  if (!c.tools.empty()) root["tools"] = detail::write_tools(c.tools);
+  json msgs = json::array();
+  for (const auto& m : c.messages) {
+    json o = json::object();
+    o["role"] = std::string(role_name(m.role));
+    put(o, "name", m.name);
+    put(o, "recipient", m.recipient);
+    put(o, "channel", m.channel);
+    put(o, "call_id", m.call_id);
+    put(o, "intent", m.intent);
+    put(o, "content_type", m.content_type);
+    put(o, "constrain", m.constrain);
+    o["content"] = m.content;
+    if (m.end != end_token::unspecified) o["end"] = std::string(end_name(m.end));
+    if (!m.extra.empty()) {
+      json x = json::object();
+      for (const auto& [k, v] : m.extra) x[k] = v;
+      o["extra"] = x;
+    }
+    msgs.push_back(std::move(o));
+  }
+  root["messages"] = std::move(msgs);
+  return root;
+}
+
+result<conversation> from_native_json(const json& j) {
+  if (!j.is_object()) return make_error(error_code::invalid_json, "conversation must be an object");
+  conversation c;
+  std::string err;
+  if (auto h = j.find("header"); h != j.end() && !h->is_null()) {
+    if (!read_header(*h, c.header, err)) return make_error(error_code::invalid_json, err);
+  }
+  if (auto t = j.find("tools"); t != j.end() && !t->is_null()) {
+    if (!detail::read_tools(*t, c.tools, err)) return make_error(error_code::invalid_json, err);
+  }
+  auto ms = j.find("messages");
+  if (ms == j.end() || !ms->is_array()) {
+    return make_error(error_code::invalid_json, "conversation needs a 'messages' array");
+  }
+  for (std::size_t i = 0; i < ms->size(); ++i) {
+    const json& o = (*ms)[i];
+    const std::string where = "messages[" + std::to_string(i) + "]";
+    if (!o.is_object()) return make_error(error_code::invalid_json, where + " must be an object");
+    message m;
+    const std::string r = detail::get_string(o, "role", where, err);
+    if (auto pr = parse_role(r)) {
+      m.role = *pr;
+    } else if (r.starts_with("functions.")) {
+      m.role = role::tool;
+      m.name = r;
+    } else if (err.empty()) {
+      err = where + ".role '" + r + "' is not a role";
+    }
+    if (auto n = detail::get_string(o, "name", where, err); !n.empty()) m.name = n;
+    m.recipient = detail::get_string(o, "recipient", where, err);
+    m.channel = detail::get_string(o, "channel", where, err);
+    m.call_id = detail::get_string(o, "call_id", where, err);
+    m.intent = detail::get_string(o, "intent", where, err);
+    m.content_type = detail::get_string(o, "content_type", where, err);
+    m.constrain = detail::get_string(o, "constrain", where, err);
+    if (auto ct = o.find("content"); ct != o.end()) m.content = detail::content_text(*ct, where, err);
+    const std::string e = detail::get_string(o, "end", where, err);
+    if (!e.empty()) {
+      if (auto pe = parse_end(e)) {
+        m.end = *pe;
+      } else if (err.empty()) {
+        err = where + ".end '" + e + "' is not end, return, call or unterminated";
+      }
+    }
+    if (auto x = o.find("extra"); x != o.end() && x->is_object()) {
+      for (const auto& [k, v] : x->items()) {
+        if (!v.is_string()) {
+          err = where + ".extra." + k + " must be a string";
+          break;
+        }
+        m.extra.emplace_back(k, v.get<std::string>());
+      }
+    }
+    if (!err.empty()) return make_error(error_code::invalid_json, err);
+    c.messages.push_back(std::move(m));
+  }
+  return c;
+}
+
+json_format detect_json_format(const json& j) {
+  if (!j.is_object() || !j.contains("messages") || !j["messages"].is_array()) {
+    return json_format::native;
+  }
+  for (const auto& m : j["messages"]) {
+    if (!m.is_object()) continue;
+    if (m.contains("tool_calls") || m.contains("tool_call_id") ||
+        m.contains("reasoning_content") || m.contains("thinking") || m.contains("reasoning")) {
+      return json_format::openai;
+    }
+    if (m.contains("end") || m.contains("call_id") || m.contains("constrain") ||
+        m.contains("intent") || m.contains("extra")) {
+      return json_format::native;
+    }
+    if (auto c = m.find("content"); c != m.end() && c->is_array()) {
+      for (const auto& part : *c) {
+        if (part.is_object() && part.contains("type") &&
+            (part["type"] == "system_content" || part["type"] == "developer_content")) {
+          return json_format::harmony;
+        }
+      }
+    }
+  }
+  return json_format::native;
+}
+
+result<conversation> from_json(const json& j, json_format format) {
+  if (format == json_format::automatic) format = detect_json_format(j);
+  switch (format) {
+    case json_format::openai: return from_openai_json(j);
+    case json_format::harmony: return harmony::from_conversation_json(j);
+    default: return from_native_json(j);
+  }
+}
+
+result<json> parse_json_text(std::string_view text) {
+  try {
+    return json::parse(text.begin(), text.end());
+  } catch (const json::parse_error& e) {
+    // Byte offset -> line:column.
+    const std::size_t off = e.byte > 0 ? e.byte - 1 : 0;
+    std::size_t line = 1;
+    std::size_t col = 1;
+    for (std::size_t i = 0; i < off && i < text.size(); ++i) {
+      if (text[i] == '\n') {
+        ++line;
+        col = 1;
+      } else {
+        ++col;
+      }
+    }
+    diagnostic d = make_error(error_code::invalid_json, e.what());
+    d.offset = off;
+    d.line = line;
+    d.column = col;
+    return d;
+  }
+}
+
+std::string dump_json(const json& j, int indent) {
+  return j.dump(indent, ' ', false, json::error_handler_t::replace);
+}
+
+}  // namespace ocml

@@ -1,0 +1,175 @@
+#include "commands.hpp"
+
+#include <algorithm>
+#include <iostream>
+
+#include "io.hpp"
+#include "ocml/display.hpp"
+#include "ocml/render.hpp"
+
+namespace ocml::cli {
+
+namespace {
+
+void print_diag(const diagnostic& d, const std::string& prefix = {}) {
+  std::cerr << prefix << d.to_string() << '\n';
+}
+
+bool any_error(const std::vector<diagnostic>& ds) {
+  return std::any_of(ds.begin(), ds.end(),
+                     [](const diagnostic& d) { return d.level == severity::error; });
+}
+
+// Feeds `bytes` to a decoder `chunk` bytes at a time (all at once when 0).
+void feed(decoder& d, std::string_view bytes, std::size_t chunk) {
+  if (chunk == 0) {
+    d.push(bytes);
+  } else {
+    for (std::size_t i = 0; i < bytes.size(); i += chunk) d.push(bytes.substr(i, chunk));
+  }
+  d.finish();
+}
+
+bool open_input(input& in, const std::string& file) {
+  std::string err;
+  if (in.open(file, err)) return true;
+  std::cerr << "E-IO 0:0 " << err << '\n';
+  return false;
+}
+
+json message_header_json(const message& m) {
+  conversation one;
+  one.messages.push_back(m);
+  json j = to_native_json(one)["messages"][0];
+  j.erase("content");
+  return j;
+}
+
+}  // namespace
+
+int run_render(const render_args& a) {
+  input in;
+  if (!open_input(in, a.file)) return 1;
+  auto j = parse_json_text(in.bytes());
+  if (!j) {
+    print_diag(j.error());
+    return 1;
+  }
+  auto conv = from_json(*j, a.format);
+  if (!conv) {
+    print_diag(conv.error());
+    return 1;
+  }
+  render_options o;
+  o.dialect = a.dialect;
+  o.add_generation_prompt = a.add_generation_prompt;
+  o.training = a.training;
+  o.drop_analysis = a.dialect == dialect::harmony && !a.keep_analysis;
+  std::vector<diagnostic> warnings;
+  auto text = render(*conv, o, &warnings);
+  for (const auto& w : warnings) print_diag(w);
+  if (!text) {
+    print_diag(text.error());
+    return 1;
+  }
+  std::cout << *text;
+  return 0;
+}
+
+int run_parse(const parse_args& a) {
+  input in;
+  if (!open_input(in, a.file)) return 1;
+  collector c;
+  decoder d(a.decoder, [&c](const event& e) { c(e); });
+  feed(d, in.bytes(), a.chunk);
+  const parse_result r = c.take();
+  for (const auto& diag : r.diagnostics) print_diag(diag);
+  const json out = a.openai ? to_openai_json(r.conversation,
+                                             {.reasoning_key = a.decoder.dialect == dialect::ocml_2_0
+                                                                   ? "thinking"
+                                                                   : "reasoning_content"})
+                            : to_native_json(r.conversation);
+  std::cout << dump_json(out, 2) << '\n';
+  return r.ok() ? 0 : 1;
+}
+
+int run_stream(const parse_args& a) {
+  input in;
+  if (!open_input(in, a.file)) return 1;
+  bool error = false;
+  decoder d(a.decoder, [&](const event& e) {
+    json j = json::object();
+    switch (e.kind) {
+      case event_kind::document_header:
+        j["event"] = "document_header";
+        j["offset"] = e.offset;
+        break;
+      case event_kind::message_begin:
+        j["event"] = "message_begin";
+        j["offset"] = e.offset;
+        j["message"] = message_header_json(*e.message);
+        break;
+      case event_kind::content:
+        j["event"] = "content";
+        j["offset"] = e.offset;
+        j["text"] = std::string(e.text);
+        break;
+      case event_kind::message_end:
+        j["event"] = "message_end";
+        j["offset"] = e.offset;
+        j["end"] = std::string(end_name(e.end));
+        break;
+      case event_kind::diagnostic:
+        j["event"] = "diagnostic";
+        j["offset"] = e.offset;
+        j["code"] = std::string(error_name(e.diag->code));
+        j["severity"] = e.diag->level == severity::error ? "error" : "warning";
+        j["line"] = e.diag->line;
+        j["column"] = e.diag->column;
+        j["message"] = e.diag->message;
+        if (e.diag->level == severity::error) error = true;
+        print_diag(*e.diag);
+        break;
+    }
+    std::cout << dump_json(j) << '\n';
+  });
+  feed(d, in.bytes(), a.chunk);
+  return error ? 1 : 0;
+}
+
+int run_validate(const decoder_options& opt, const std::vector<std::string>& files) {
+  int rc = 0;
+  const std::vector<std::string> list = files.empty() ? std::vector<std::string>{"-"} : files;
+  for (const auto& f : list) {
+    input in;
+    if (!open_input(in, f)) {
+      rc = 1;
+      continue;
+    }
+    std::vector<diagnostic> diags;
+    decoder d(opt, [&diags](const event& e) {
+      if (e.kind == event_kind::diagnostic) diags.push_back(*e.diag);
+    });
+    feed(d, in.bytes(), 0);
+    const std::string prefix = list.size() > 1 ? f + ": " : "";
+    for (const auto& diag : diags) print_diag(diag, prefix);
+    if (any_error(diags)) rc = 1;
+  }
+  return rc;
+}
+
+int run_view(const view_args& a) {
+  input in;
+  if (!open_input(in, a.file)) return 1;
+  const parse_result r = parse(in.bytes(), a.decoder);
+  for (const auto& diag : r.diagnostics) print_diag(diag);
+  std::cout << render_view(r.conversation, {.debug = a.debug});
+  return r.ok() ? 0 : 1;
+}
+
+int run_dialects() {
+  for (const auto& d : dialects()) std::cout << d.name << "\t" << d.summary << '\n';
+  return 0;
+}
+
+}  // namespace ocml::cli

@@ -1,0 +1,43 @@
+// The ocml tool's subcommands. Each returns the process exit code:
+// 0 success, 1 invalid input (diagnostics on stderr), 2 usage error.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "ocml/decoder.hpp"
+#include "ocml/json.hpp"
+
+namespace ocml::cli {
+
+struct render_args {
+  ocml::dialect dialect = dialect::ocml_2_2;
+  json_format format = json_format::automatic;
+  bool add_generation_prompt = false;
+  bool training = false;
+  bool keep_analysis = false;
+  std::string file = "-";
+};
+
+struct parse_args {
+  decoder_options decoder;
+  bool openai = false;
+  std::size_t chunk = 0;  ///< 0 = all at once
+  std::string file = "-";
+};
+
+struct view_args {
+  decoder_options decoder;
+  bool debug = false;
+  std::string file = "-";
+};
+
+int run_render(const render_args& a);
+int run_parse(const parse_args& a);
+int run_stream(const parse_args& a);
+int run_validate(const decoder_options& d, const std::vector<std::string>& files);
+int run_view(const view_args& a);
+int run_dialects();
+
+}  // namespace ocml::cli

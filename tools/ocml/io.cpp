@@ -1,0 +1,55 @@
+#include "io.hpp"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <iostream>
+#include <iterator>
+
+namespace ocml::cli {
+
+input::~input() {
+  if (map_ != nullptr) munmap(map_, size_);
+}
+
+bool input::open(const std::string& path, std::string& error) {
+  if (path == "-" || path.empty()) {
+    buffer_.assign(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
+    data_ = buffer_.data();
+    size_ = buffer_.size();
+    return true;
+  }
+  const int fd = ::open(path.c_str(), O_RDONLY);
+  if (fd < 0) {
+    error = path + ": " + std::strerror(errno);
+    return false;
+  }
+  struct stat st {};
+  if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
+    void* m = mmap(nullptr, static_cast<std::size_t>(st.st_size), PROT_READ, MAP_PRIVATE, fd, 0);
+    if (m != MAP_FAILED) {
+      map_ = m;
+      data_ = static_cast<const char*>(m);
+      size_ = static_cast<std::size_t>(st.st_size);
+      ::close(fd);
+      return true;
+    }
+  }
+  char buf[1 << 16];
+  ssize_t n = 0;
+  while ((n = ::read(fd, buf, sizeof buf)) > 0) buffer_.append(buf, static_cast<std::size_t>(n));
+  ::close(fd);
+  if (n < 0) {
+    error = path + ": " + std::strerror(errno);
+    return false;
+  }
+  data_ = buffer_.data();
+  size_ = buffer_.size();
+  return true;
+}
+
+}  // namespace ocml::cli

@@ -1,0 +1,113 @@
+// ocml: render, parse, stream, validate and view LLM chat markup.
+#include <CLI/CLI.hpp>
+
+#include <iostream>
+
+#include "commands.hpp"
+#include "ocml/version.hpp"
+
+namespace {
+
+// A -d/--dialect option that accepts the names of ocml::dialects().
+void add_dialect(CLI::App* app, ocml::dialect& d) {
+  static std::string names;
+  app->add_option_function<std::string>(
+         "-d,--dialect",
+         [&d](const std::string& s) {
+           auto p = ocml::parse_dialect(s);
+           if (!p) throw CLI::ValidationError("--dialect", "unknown dialect '" + s + "'");
+           d = *p;
+         },
+         "markup dialect (see `ocml dialects`)")
+      ->required();
+}
+
+void add_decoder_flags(CLI::App* app, ocml::decoder_options& o) {
+  app->add_flag("--lenient", o.lenient, "recover from malformed model output (warnings)");
+  app->add_flag("--completion", o.completion,
+                "input follows a prompt ending in <|start|>assistant");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"ocml: render, parse and check LLM chat markup"};
+  app.require_subcommand(0, 1);
+  app.set_version_flag("--version", std::string("ocml ") + ocml::version_string);
+
+  ocml::cli::render_args ra;
+  auto* render = app.add_subcommand("render", "render a JSON conversation to markup");
+  add_dialect(render, ra.dialect);
+  auto* g = render->add_option_group("format", "input JSON shape (default: detected)");
+  bool f_openai = false, f_native = false, f_harmony = false;
+  g->add_flag("--openai", f_openai, "OpenAI chat JSON");
+  g->add_flag("--native", f_native, "ocml native JSON");
+  g->add_flag("--harmony", f_harmony, "harmony's Conversation JSON");
+  g->require_option(0, 1);
+  render->add_flag("--add-generation-prompt", ra.add_generation_prompt,
+                   "append <|start|>assistant");
+  render->add_flag("--training", ra.training, "training rendering (<|return|> at the end)");
+  render->add_flag("--keep-analysis", ra.keep_analysis,
+                   "harmony: keep analysis before a final answer");
+  render->add_option("file", ra.file, "input file, - for stdin");
+
+  ocml::cli::parse_args pa;
+  auto* parse = app.add_subcommand("parse", "parse markup to JSON");
+  add_dialect(parse, pa.decoder.dialect);
+  auto* pg = parse->add_option_group("format", "output JSON shape (default: native)");
+  bool p_native = false;
+  pg->add_flag("--openai", pa.openai, "OpenAI chat JSON");
+  pg->add_flag("--native", p_native, "ocml native JSON");
+  pg->require_option(0, 1);
+  add_decoder_flags(parse, pa.decoder);
+  parse->add_option("--chunk", pa.chunk, "feed the decoder N bytes at a time")
+      ->check(CLI::PositiveNumber);
+  parse->add_option("file", pa.file, "input file, - for stdin");
+
+  ocml::cli::parse_args sa;
+  auto* stream = app.add_subcommand("stream", "decoder events as JSON lines");
+  add_dialect(stream, sa.decoder.dialect);
+  add_decoder_flags(stream, sa.decoder);
+  stream->add_option("--chunk", sa.chunk, "feed the decoder N bytes at a time")
+      ->check(CLI::PositiveNumber);
+  stream->add_option("file", sa.file, "input file, - for stdin");
+
+  ocml::decoder_options vo;
+  std::vector<std::string> vfiles;
+  auto* validate = app.add_subcommand("validate", "check markup; diagnostics on stderr");
+  add_dialect(validate, vo.dialect);
+  add_decoder_flags(validate, vo);
+  validate->add_option("files", vfiles, "input files (default: stdin)");
+
+  ocml::cli::view_args wa;
+  auto* view = app.add_subcommand("view", "what a user sees (or everything with --debug)");
+  add_dialect(view, wa.decoder.dialect);
+  add_decoder_flags(view, wa.decoder);
+  view->add_flag("--debug", wa.debug, "show hidden messages, marked");
+  view->add_option("file", wa.file, "input file, - for stdin");
+
+  auto* list = app.add_subcommand("dialects", "list the dialects");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int rc = app.exit(e);
+    return rc == 0 ? 0 : 2;
+  }
+  if (f_openai) ra.format = ocml::json_format::openai;
+  if (f_native) ra.format = ocml::json_format::native;
+  if (f_harmony) ra.format = ocml::json_format::harmony;
+  try {
+    if (*render) return ocml::cli::run_render(ra);
+    if (*parse) return ocml::cli::run_parse(pa);
+    if (*stream) return ocml::cli::run_stream(sa);
+    if (*validate) return ocml::cli::run_validate(vo, vfiles);
+    if (*view) return ocml::cli::run_view(wa);
+    if (*list) return ocml::cli::run_dialects();
+  } catch (const std::exception& e) {
+    std::cerr << "E-IO 0:0 internal error: " << e.what() << '\n';
+    return 1;
+  }
+  std::cerr << app.help();
+  return 2;
+}
