@@ -249,12 +249,13 @@ struct decoder::impl {
         case state::header: next = step_header(p, i, n, base); break;
         case state::body: next = step_body(p, i, n, base, false); break;
         case state::literal: next = step_body(p, i, n, base, true); break;
-        case state::failed: return n;
+        case state::failed: i = n; continue;
       }
-      if (next == i && st_unchanged_) return i;  // waiting for more bytes
+      if (next == i && st_unchanged_) break;  // waiting for more bytes
       st_unchanged_ = true;
       i = next;
     }
+    (void)lines.at(base + i);  // count this buffer's newlines once, as it is consumed
     return i;
   }
   bool st_unchanged_ = true;  // cleared by steps that switch state without consuming

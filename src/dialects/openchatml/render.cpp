@@ -110,11 +110,13 @@ result<std::string> render_openchatml(const conversation& c, const render_option
       out += m.name;  // 2.0: the tool's name is the author
     } else {
       out += role_name(m.role);
-      w.put("name", m.name);
+      // A tool reply's name identifies its author (2.2 §4), so it follows the role.
+      if (m.role == role::tool) w.put("name", m.name);
     }
     w.put("to", m.recipient);
+    if (v22) w.put("call_id", m.call_id);
+    if (m.role != role::tool) w.put("name", m.name);
     if (v22) {
-      w.put("call_id", m.call_id);
       w.put("intent", m.intent);
       w.put("content_type", m.content_type);
       for (const auto& [k2, v] : m.extra) {

@@ -1,0 +1,81 @@
+// The ocml tool's contract: exit codes 0/1/2, `E-CODE line:col message` on stderr.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <filesystem>
+
+#include "support.hpp"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct run_result {
+  int code;
+  std::string out;
+  std::string err;
+};
+
+run_result run(const std::string& args, const std::string& stdin_text = "") {
+  const fs::path dir = fs::temp_directory_path() / ("ocml_cli_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  const fs::path in = dir / "in", out = dir / "out", err = dir / "err";
+  { std::ofstream(in, std::ios::binary) << stdin_text; }
+  const std::string cmd = std::string(OCML_CLI_PATH) + " " + args + " <" + in.string() + " >" +
+                          out.string() + " 2>" + err.string();
+  const int status = std::system(cmd.c_str());
+  run_result r{WEXITSTATUS(status), ocml::test::read_file(out), ocml::test::read_file(err)};
+  fs::remove_all(dir);
+  return r;
+}
+
+const std::string kGood = "<|start|>user<|message|>Hi<|end|>\n<|start|>assistant<|channel|>final<|message|>Hello<|return|>";
+
+TEST(Cli, ParseAndChunkedParseAgree) {
+  const auto a = run("parse -d ocml-2.2 -", kGood);
+  const auto b = run("parse -d ocml-2.2 --chunk 1 -", kGood);
+  EXPECT_EQ(a.code, 0);
+  EXPECT_EQ(a.out, b.out);
+  EXPECT_NE(a.out.find("\"content\": \"Hello\""), std::string::npos);
+}
+
+TEST(Cli, InvalidInputExitsOneWithCodeLineColumn) {
+  const auto r = run("parse -d ocml-2.2 -", "<|start|>user<|message|>a<|end|>\n<|start|>bot<|message|>b<|end|>");
+  EXPECT_EQ(r.code, 1);
+  EXPECT_EQ(r.err.rfind("E-PARSE-HEADER 2:10 ", 0), 0u) << r.err;
+}
+
+TEST(Cli, UsageErrorsExitTwo) {
+  EXPECT_EQ(run("parse -").code, 2);                      // missing -d
+  EXPECT_EQ(run("parse -d klingon -").code, 2);           // unknown dialect
+  EXPECT_EQ(run("render -d harmony --openai --native -").code, 2);
+  EXPECT_EQ(run("frobnicate").code, 2);
+}
+
+TEST(Cli, RenderFromOpenAIJson) {
+  const auto r = run("render -d harmony --add-generation-prompt -",
+                     R"({"messages":[{"role":"user","content":"Hi"}]})");
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.out, "<|start|>user<|message|>Hi<|end|><|start|>assistant");
+}
+
+TEST(Cli, RenderReportsBadJsonPosition) {
+  const auto r = run("render -d ocml-2.2 -", "{\"messages\": [}");
+  EXPECT_EQ(r.code, 1);
+  EXPECT_EQ(r.err.rfind("E-JSON-INPUT 1:", 0), 0u) << r.err;
+}
+
+TEST(Cli, ValidateViewStreamDialectsVersion) {
+  EXPECT_EQ(run("validate -d ocml-2.2 -", kGood).code, 0);
+  EXPECT_EQ(run("validate -d ocml-2.2 -", "<|start|>user<|message|>x").code, 1);
+  const auto v = run("view -d ocml-2.2 -", kGood);
+  EXPECT_EQ(v.out, "user: Hi\n\nassistant: Hello\n\n");
+  const auto s = run("stream -d ocml-2.2 --chunk 3 -", kGood);
+  EXPECT_EQ(s.code, 0);
+  EXPECT_NE(s.out.find(R"({"event":"message_end","offset":84,"end":"return"})"), std::string::npos) << s.out;
+  const auto d = run("dialects");
+  EXPECT_NE(d.out.find("harmony"), std::string::npos);
+  EXPECT_EQ(run("--version").out.rfind("ocml ", 0), 0u);
+}
+
+}  // namespace

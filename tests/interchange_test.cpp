@@ -1,0 +1,103 @@
+// OpenAI and native JSON, both directions.
+#include <gtest/gtest.h>
+
+#include "generators.hpp"
+#include "support.hpp"
+
+using ocml::json;
+
+namespace {
+
+const char* kTranscript =
+    "<|start|>user<|message|>Weather in Tokyo?<|end|>"
+    "<|start|>assistant<|channel|>analysis<|message|>Need the tool.<|end|>"
+    "<|start|>assistant to=functions.get_weather call_id=c1<|channel|>commentary<|constrain|>json<|message|>{\"city\":\"Tokyo\"}<|call|>"
+    "<|start|>tool name=functions.get_weather call_id=c1 to=assistant<|channel|>commentary<|message|>{\"t\":20}<|end|>"
+    "<|start|>assistant<|channel|>analysis<|message|>Got it.<|end|>"
+    "<|start|>assistant<|channel|>final<|message|>20 °C.<|return|>";
+
+TEST(OpenAI, GroupsAssistantTurns) {
+  const auto r = ocml::parse(kTranscript, {});
+  ASSERT_TRUE(r.ok());
+  const json j = ocml::to_openai_json(r.conversation, {});
+  const json expected = json::parse(R"({"messages":[
+    {"role":"user","content":"Weather in Tokyo?"},
+    {"role":"assistant","content":null,"reasoning_content":"Need the tool.",
+     "tool_calls":[{"id":"c1","type":"function","function":{"name":"get_weather","arguments":"{\"city\":\"Tokyo\"}"}}]},
+    {"role":"tool","tool_call_id":"c1","name":"get_weather","content":"{\"t\":20}"},
+    {"role":"assistant","content":"20 °C.","reasoning_content":"Got it."}]})");
+  EXPECT_EQ(j, expected);
+}
+
+TEST(OpenAI, ThinkingKeyFor20) {
+  const auto r = ocml::parse(kTranscript, {});
+  const json j = ocml::to_openai_json(r.conversation, {.reasoning_key = "thinking"});
+  EXPECT_EQ(j["messages"][1]["thinking"], "Need the tool.");
+  EXPECT_FALSE(j["messages"][1].contains("reasoning_content"));
+}
+
+TEST(OpenAI, ImportRebuildsTheMarkupMessages) {
+  const auto r = ocml::parse(kTranscript, {});
+  const json j = ocml::to_openai_json(r.conversation, {});
+  auto back = ocml::from_openai_json(j);
+  ASSERT_TRUE(back.ok()) << back.error().to_string();
+  ASSERT_EQ(back->messages.size(), r.conversation.messages.size());
+  for (std::size_t i = 0; i < back->messages.size(); ++i) {
+    const auto& a = back->messages[i];
+    const auto& b = r.conversation.messages[i];
+    EXPECT_EQ(a.role, b.role) << i;
+    EXPECT_EQ(a.effective_channel(), b.effective_channel()) << i;
+    EXPECT_EQ(a.recipient, b.recipient) << i;
+    EXPECT_EQ(a.call_id, b.call_id) << i;
+    EXPECT_EQ(a.content, b.content) << i;
+    EXPECT_EQ(a.name, b.name) << i;
+    EXPECT_EQ(a.constrain, b.constrain) << i;
+  }
+  // And projecting again gives the same OpenAI JSON.
+  EXPECT_EQ(ocml::to_openai_json(*back, {}), j);
+}
+
+TEST(OpenAI, ToolNameFromCallIdAndObjectArguments) {
+  const json j = json::parse(R"({"tools":[{"type":"function","function":{"name":"f","parameters":{"type":"object"}}}],
+    "messages":[{"role":"assistant","tool_calls":[{"id":"a","type":"function","function":{"name":"f","arguments":{"x":1}}}]},
+                {"role":"tool","tool_call_id":"a","content":[{"type":"text","text":"ok"}]}]})");
+  auto c = ocml::from_openai_json(j);
+  ASSERT_TRUE(c.ok());
+  ASSERT_EQ(c->tools.size(), 1u);
+  EXPECT_EQ(c->messages[0].content, "{\"x\":1}");
+  EXPECT_EQ(c->messages[1].name, "functions.f");
+  EXPECT_EQ(c->messages[1].content, "ok");
+}
+
+TEST(OpenAI, BadInputGivesAPreciseError) {
+  auto a = ocml::from_openai_json(json::parse(R"({"messages":[{"role":"robot","content":"x"}]})"));
+  ASSERT_FALSE(a.ok());
+  EXPECT_EQ(a.error().code, ocml::error_code::invalid_json);
+  EXPECT_NE(a.error().message.find("messages[0].role"), std::string::npos);
+  auto b = ocml::parse_json_text("{\n  \"messages\": [,]\n}");
+  ASSERT_FALSE(b.ok());
+  EXPECT_EQ(b.error().line, 2u);
+}
+
+TEST(Native, LosslessRoundTrip) {
+  for (auto d : {ocml::dialect::ocml_2_2, ocml::dialect::harmony}) {
+    ocml::test::conversation_generator gen(3);
+    for (int i = 0; i < 500; ++i) {
+      const auto c = gen.make(d);
+      auto back = ocml::from_native_json(json::parse(ocml::dump_json(ocml::to_native_json(c))));
+      ASSERT_TRUE(back.ok()) << back.error().to_string();
+      ASSERT_EQ(*back, c);
+    }
+  }
+}
+
+TEST(Native, FormatDetection) {
+  EXPECT_EQ(ocml::detect_json_format(json::parse(R"({"messages":[{"role":"assistant","tool_calls":[]}]})")),
+            ocml::json_format::openai);
+  EXPECT_EQ(ocml::detect_json_format(json::parse(R"({"messages":[{"role":"user","content":"x","end":"end"}]})")),
+            ocml::json_format::native);
+  EXPECT_EQ(ocml::detect_json_format(json::parse(R"({"messages":[{"role":"system","content":[{"type":"system_content"}]}]})")),
+            ocml::json_format::harmony);
+}
+
+}  // namespace

@@ -1,0 +1,89 @@
+// Helpers shared by the test files.
+#pragma once
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "ocml/ocml.hpp"
+
+namespace ocml::test {
+
+inline std::string read_file(const std::filesystem::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+/// Parses `text` fed `chunk` bytes at a time (0 = all at once).
+inline parse_result parse_chunked(std::string_view text, const decoder_options& o,
+                                  std::size_t chunk) {
+  collector c;
+  decoder d(o, [&c](const event& e) { c(e); });
+  if (chunk == 0) {
+    d.push(text);
+  } else {
+    for (std::size_t i = 0; i < text.size(); i += chunk) d.push(text.substr(i, chunk));
+  }
+  d.finish();
+  return c.take();
+}
+
+/// One line per event with its byte offset; adjacent content slices are joined so the log
+/// does not depend on chunking (llhttp-style expected logs).
+struct event_log {
+  std::vector<std::string> lines;
+  std::string pending;
+  std::size_t pending_offset = 0;
+  bool has_pending = false;
+  void flush() {
+    if (!has_pending) return;
+    lines.push_back("content@" + std::to_string(pending_offset) + " " + pending);
+    pending.clear();
+    has_pending = false;
+  }
+  void operator()(const event& e) {
+    if (e.kind == event_kind::content) {
+      if (!has_pending) pending_offset = e.offset;
+      has_pending = true;
+      pending.append(e.text);
+      return;
+    }
+    flush();
+    const std::string at = "@" + std::to_string(e.offset);
+    switch (e.kind) {
+      case event_kind::document_header: lines.push_back("header" + at); break;
+      case event_kind::message_begin:
+        lines.push_back("begin" + at + " " + dump_json(to_native_json({{}, {*e.message}, {}})["messages"][0]));
+        break;
+      case event_kind::message_end: lines.push_back("end" + at + " " + std::string(end_name(e.end))); break;
+      case event_kind::diagnostic: lines.push_back("diag" + at + " " + e.diag->to_string()); break;
+      default: break;
+    }
+  }
+};
+
+inline std::vector<std::string> events_chunked(std::string_view text, const decoder_options& o,
+                                               std::size_t chunk) {
+  event_log log;
+  decoder d(o, [&log](const event& e) { log(e); });
+  if (chunk == 0) {
+    d.push(text);
+  } else {
+    for (std::size_t i = 0; i < text.size(); i += chunk) d.push(text.substr(i, chunk));
+  }
+  d.finish();
+  log.flush();
+  return log.lines;
+}
+
+inline std::vector<std::string> codes(const parse_result& r) {
+  std::vector<std::string> out;
+  for (const auto& d : r.diagnostics) out.emplace_back(error_name(d.code));
+  return out;
+}
+
+}  // namespace ocml::test
