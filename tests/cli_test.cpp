@@ -29,7 +29,9 @@ run_result run(const std::string& args, const std::string& stdin_text = "") {
   return r;
 }
 
-const std::string kGood = "<|start|>user<|message|>Hi<|end|>\n<|start|>assistant<|channel|>final<|message|>Hello<|return|>";
+const std::string kGood =
+    "<|start|>user<|message|>Hi<|end|>\n<|start|>assistant<|channel|>final<|message|>Hello<|return|"
+    ">";
 
 TEST(Cli, ParseAndChunkedParseAgree) {
   const auto a = run("parse -d ocml-2.2 -", kGood);
@@ -40,14 +42,15 @@ TEST(Cli, ParseAndChunkedParseAgree) {
 }
 
 TEST(Cli, InvalidInputExitsOneWithCodeLineColumn) {
-  const auto r = run("parse -d ocml-2.2 -", "<|start|>user<|message|>a<|end|>\n<|start|>bot<|message|>b<|end|>");
+  const auto r = run("parse -d ocml-2.2 -",
+                     "<|start|>user<|message|>a<|end|>\n<|start|>bot<|message|>b<|end|>");
   EXPECT_EQ(r.code, 1);
   EXPECT_EQ(r.err.rfind("E-PARSE-HEADER 2:10 ", 0), 0u) << r.err;
 }
 
 TEST(Cli, UsageErrorsExitTwo) {
-  EXPECT_EQ(run("parse -").code, 2);                      // missing -d
-  EXPECT_EQ(run("parse -d klingon -").code, 2);           // unknown dialect
+  EXPECT_EQ(run("parse -").code, 2);             // missing -d
+  EXPECT_EQ(run("parse -d klingon -").code, 2);  // unknown dialect
   EXPECT_EQ(run("render -d harmony --openai --native -").code, 2);
   EXPECT_EQ(run("frobnicate").code, 2);
 }
@@ -72,7 +75,8 @@ TEST(Cli, ValidateViewStreamDialectsVersion) {
   EXPECT_EQ(v.out, "user: Hi\n\nassistant: Hello\n\n");
   const auto s = run("stream -d ocml-2.2 --chunk 3 -", kGood);
   EXPECT_EQ(s.code, 0);
-  EXPECT_NE(s.out.find(R"({"event":"message_end","offset":84,"end":"return"})"), std::string::npos) << s.out;
+  EXPECT_NE(s.out.find(R"({"event":"message_end","offset":84,"end":"return"})"), std::string::npos)
+      << s.out;
   const auto d = run("dialects");
   EXPECT_NE(d.out.find("harmony"), std::string::npos);
   EXPECT_EQ(run("--version").out.rfind("ocml ", 0), 0u);

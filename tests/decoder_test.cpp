@@ -14,7 +14,9 @@ ocml::parse_result p22(std::string_view text, bool lenient = false) {
 }
 
 TEST(Decoder, EventLogHasByteOffsets) {
-  const std::string text = "<|start|>user<|message|>Hi<|end|>\n<|start|>assistant<|channel|>final<|message|>Yo<|return|>";
+  const std::string text =
+      "<|start|>user<|message|>Hi<|end|>\n<|start|>assistant<|channel|>final<|message|>Yo<|return|"
+      ">";
   const std::vector<std::string> expected = {
       R"(begin@9 {"role":"user","content":""})",
       "content@24 Hi",
@@ -29,7 +31,8 @@ TEST(Decoder, EventLogHasByteOffsets) {
 }
 
 TEST(Decoder, TokensSplitAcrossEveryBoundary) {
-  const std::string text = "<|start|>assistant<|channel|>final<|message|>a<b<|c|>d<<|end|>e<|return|>";
+  const std::string text =
+      "<|start|>assistant<|channel|>final<|message|>a<b<|c|>d<<|end|>e<|return|>";
   for (std::size_t cut = 0; cut <= text.size(); ++cut) {
     ocml::collector c;
     ocml::decoder d({}, [&c](const ocml::event& e) { c(e); });
@@ -51,14 +54,19 @@ TEST(Decoder, EscapesDecodeToTheControlTokenText) {
 }
 
 TEST(Decoder, LiteralBlockIsOpaque) {
-  const auto r = p22("<|start|>user<|message|>a<|literal|><|end|><<|x<|call|><|endliteral|>b<|end|>");
+  const auto r =
+      p22("<|start|>user<|message|>a<|literal|><|end|><<|x<|call|><|endliteral|>b<|end|>");
   ASSERT_TRUE(r.ok());
   EXPECT_EQ(r.conversation.messages[0].content, "a<|end|><<|x<|call|>b");
 }
 
 TEST(Decoder, AttributesInAnyOrderAndToAfterChannel) {
-  const auto a = p22("<|start|>assistant call_id=1 to=functions.f<|channel|>commentary<|constrain|>json<|message|>{}<|call|>");
-  const auto b = p22("<|start|>assistant call_id=1<|channel|>commentary to=functions.f<|constrain|>json<|message|>{}<|call|>");
+  const auto a =
+      p22("<|start|>assistant call_id=1 "
+          "to=functions.f<|channel|>commentary<|constrain|>json<|message|>{}<|call|>");
+  const auto b =
+      p22("<|start|>assistant call_id=1<|channel|>commentary "
+          "to=functions.f<|constrain|>json<|message|>{}<|call|>");
   ASSERT_TRUE(a.ok());
   ASSERT_TRUE(b.ok());
   EXPECT_EQ(a.conversation, b.conversation);
@@ -67,7 +75,8 @@ TEST(Decoder, AttributesInAnyOrderAndToAfterChannel) {
 }
 
 TEST(Decoder, ToolAuthorForms) {
-  const auto a = p22("<|start|>tool name=functions.x call_id=7<|channel|>commentary<|message|>1<|end|>");
+  const auto a =
+      p22("<|start|>tool name=functions.x call_id=7<|channel|>commentary<|message|>1<|end|>");
   const auto b = p22("<|start|>functions.x call_id=7<|channel|>commentary<|message|>1<|end|>");
   ASSERT_TRUE(a.ok());
   ASSERT_TRUE(b.ok());
@@ -85,8 +94,10 @@ TEST(Decoder, UnknownAttributesAreKept) {
 }
 
 TEST(Decoder, FencedAndUnfencedYamlHeaders) {
-  const auto fenced = p22("---\nversion: 2.2\nmodel: m\nfuture: {a: 1}\n---\n<|start|>user<|message|>x<|end|>");
-  const auto unfenced = p22("version: 2.2\nmodel: m\nfuture: {a: 1}\n<|start|>user<|message|>x<|end|>");
+  const auto fenced =
+      p22("---\nversion: 2.2\nmodel: m\nfuture: {a: 1}\n---\n<|start|>user<|message|>x<|end|>");
+  const auto unfenced =
+      p22("version: 2.2\nmodel: m\nfuture: {a: 1}\n<|start|>user<|message|>x<|end|>");
   for (const auto* r : {&fenced, &unfenced}) {
     ASSERT_TRUE(r->ok()) << r->diagnostics[0].to_string();
     EXPECT_TRUE(r->conversation.header.present);
@@ -118,7 +129,8 @@ TEST(Decoder, UnknownRoleIsAHeaderErrorWithPosition) {
   EXPECT_EQ(r.diagnostics[0].offset, 42u);
   EXPECT_EQ(r.diagnostics[0].line, 2u);
   EXPECT_EQ(r.diagnostics[0].column, 10u);
-  EXPECT_EQ(r.diagnostics[0].to_string(), "E-PARSE-HEADER 2:10 unknown role 'bot' (read as a tool reply)");
+  EXPECT_EQ(r.diagnostics[0].to_string(),
+            "E-PARSE-HEADER 2:10 unknown role 'bot' (read as a tool reply)");
 }
 
 TEST(Decoder, UnknownChannelIsRejected) {
@@ -164,8 +176,10 @@ TEST(Decoder, NoErrorBeforeFinishOnAPrefix) {
 }
 
 TEST(Decoder, CompletionModeStartsInsideTheHeader) {
-  const auto r = ocml::parse("<|channel|>analysis<|message|>think<|end|><|start|>assistant<|channel|>final<|message|>42<|return|>",
-                             {.dialect = ocml::dialect::ocml_2_2, .completion = true});
+  const auto r = ocml::parse(
+      "<|channel|>analysis<|message|>think<|end|><|start|>assistant<|channel|>final<|message|>42<|"
+      "return|>",
+      {.dialect = ocml::dialect::ocml_2_2, .completion = true});
   ASSERT_TRUE(r.ok());
   ASSERT_EQ(r.conversation.messages.size(), 2u);
   EXPECT_EQ(r.conversation.messages[0].role, ocml::role::assistant);
@@ -174,8 +188,9 @@ TEST(Decoder, CompletionModeStartsInsideTheHeader) {
 }
 
 TEST(Decoder, CompletionWithRecipientBeforeChannel) {
-  const auto r = ocml::parse(" to=functions.f<|channel|>commentary <|constrain|>json<|message|>{\"a\":1}<|call|>",
-                             {.dialect = ocml::dialect::harmony, .completion = true});
+  const auto r = ocml::parse(
+      " to=functions.f<|channel|>commentary <|constrain|>json<|message|>{\"a\":1}<|call|>",
+      {.dialect = ocml::dialect::harmony, .completion = true});
   ASSERT_TRUE(r.ok()) << r.diagnostics[0].to_string();
   EXPECT_EQ(r.conversation.messages[0].recipient, "functions.f");
   EXPECT_EQ(r.conversation.messages[0].constrain, "json");
@@ -183,9 +198,14 @@ TEST(Decoder, CompletionWithRecipientBeforeChannel) {
 }
 
 TEST(Decoder, ConstraintAcceptsValidJsonAndRejectsDeepNesting) {
-  EXPECT_TRUE(p22("<|start|>assistant to=functions.f<|channel|>commentary<|constrain|>json<|message|>[{\"a\":[1,2]}]<|call|>").ok());
+  EXPECT_TRUE(
+      p22("<|start|>assistant "
+          "to=functions.f<|channel|>commentary<|constrain|>json<|message|>[{\"a\":[1,2]}]<|call|>")
+          .ok());
   const std::string deep = std::string(5000, '[') + std::string(5000, ']');
-  const auto r = p22("<|start|>assistant to=functions.f<|channel|>commentary<|constrain|>json<|message|>" + deep + "<|call|>");
+  const auto r =
+      p22("<|start|>assistant to=functions.f<|channel|>commentary<|constrain|>json<|message|>" +
+          deep + "<|call|>");
   EXPECT_EQ(codes(r), std::vector<std::string>{"E-BODY-CONSTRAINT-VIOLATION"});
 }
 
@@ -224,7 +244,8 @@ TEST(Decoder, NulBytesAndCrlfAreContent) {
 
 TEST(Decoder, ManyTinyMessages) {
   std::string text;
-  for (int i = 0; i < 10000; ++i) text += "<|start|>user<|message|>" + std::to_string(i) + "<|end|>";
+  for (int i = 0; i < 10000; ++i)
+    text += "<|start|>user<|message|>" + std::to_string(i) + "<|end|>";
   const auto r = p22(text);
   ASSERT_TRUE(r.ok());
   ASSERT_EQ(r.conversation.messages.size(), 10000u);
@@ -232,8 +253,9 @@ TEST(Decoder, ManyTinyMessages) {
 }
 
 TEST(Decoder, HarmonyReadsBareContentTypeAndUnknownAuthor) {
-  const auto r = ocml::parse("<|start|>browser.search to=assistant<|channel|>commentary code<|message|>{}<|end|>",
-                             {.dialect = ocml::dialect::harmony});
+  const auto r = ocml::parse(
+      "<|start|>browser.search to=assistant<|channel|>commentary code<|message|>{}<|end|>",
+      {.dialect = ocml::dialect::harmony});
   ASSERT_TRUE(r.ok());
   const auto& m = r.conversation.messages[0];
   EXPECT_EQ(m.role, ocml::role::tool);

@@ -92,13 +92,12 @@ TEST_P(Fixture, RendersBackToTheSameConversation) {
   EXPECT_EQ(ocml::to_native_json(again.conversation), ocml::to_native_json(expected)) << *text;
 }
 
-INSTANTIATE_TEST_SUITE_P(Spec, Fixture, ::testing::ValuesIn(all_fixtures()),
-                         [](const auto& info) {
-                           std::string n = info.param.name;
-                           for (char& c : n) {
-                             if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
-                           }
-                           return n;
-                         });
+INSTANTIATE_TEST_SUITE_P(Spec, Fixture, ::testing::ValuesIn(all_fixtures()), [](const auto& info) {
+  std::string n = info.param.name;
+  for (char& c : n) {
+    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+  }
+  return n;
+});
 
 }  // namespace

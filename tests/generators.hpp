@@ -15,18 +15,48 @@ class conversation_generator {
 
   /// Text built from pieces that spell control tokens, escapes, lone '<', multi-byte UTF-8.
   std::string adversarial_text() {
-    static const std::vector<std::string> pieces = {
-        "<|start|>", "<|end|>", "<|return|>", "<|call|>", "<|message|>", "<|channel|>",
-        "<|constrain|>", "<|literal|>", "<|endliteral|>", "<<|end|>", "<", "<<", "<|", "|>",
-        "|", "<|foo|>", "\n", "\r\n", " ", "\t", "é", "€", "😀", "日本", "{\"a\":1}", "\"", "\\",
-        "a", "hello world", "```cpp\nif (a<b) {}\n```", "<div>", "</div>", "---", "\0"};
+    static const std::vector<std::string> pieces = {"<|start|>",
+                                                    "<|end|>",
+                                                    "<|return|>",
+                                                    "<|call|>",
+                                                    "<|message|>",
+                                                    "<|channel|>",
+                                                    "<|constrain|>",
+                                                    "<|literal|>",
+                                                    "<|endliteral|>",
+                                                    "<<|end|>",
+                                                    "<",
+                                                    "<<",
+                                                    "<|",
+                                                    "|>",
+                                                    "|",
+                                                    "<|foo|>",
+                                                    "\n",
+                                                    "\r\n",
+                                                    " ",
+                                                    "\t",
+                                                    "é",
+                                                    "€",
+                                                    "😀",
+                                                    "日本",
+                                                    "{\"a\":1}",
+                                                    "\"",
+                                                    "\\",
+                                                    "a",
+                                                    "hello world",
+                                                    "```cpp\nif (a<b) {}\n```",
+                                                    "<div>",
+                                                    "</div>",
+                                                    "---",
+                                                    "\0"};
     std::string s;
     const int n = pick(0, 8);
     for (int i = 0; i < n; ++i) {
       if (pick(0, 5) == 0) {
         s.push_back(static_cast<char>(pick(0x20, 0x7e)));
       } else {
-        const std::string& p = pieces[static_cast<std::size_t>(pick(0, static_cast<int>(pieces.size()) - 1))];
+        const std::string& p =
+            pieces[static_cast<std::size_t>(pick(0, static_cast<int>(pieces.size()) - 1))];
         s += p == std::string("\0") ? std::string(1, '\0') : p;
       }
     }
@@ -38,7 +68,9 @@ class conversation_generator {
     static const std::string alphabet = "abcdefghijklmnopqrstuvwxyzABC0123456789._-";
     std::string s;
     const int n = pick(1, 10);
-    for (int i = 0; i < n; ++i) s.push_back(alphabet[static_cast<std::size_t>(pick(0, static_cast<int>(alphabet.size()) - 1))]);
+    for (int i = 0; i < n; ++i)
+      s.push_back(
+          alphabet[static_cast<std::size_t>(pick(0, static_cast<int>(alphabet.size()) - 1))]);
     return s;
   }
 
@@ -79,11 +111,13 @@ class conversation_generator {
     if (d == dialect::harmony) {
       // A bare content type is only unambiguous after a channel (harmony's grammar).
       if (!m.channel.empty()) m.content_type = maybe_word();
-      if (m.role == role::user && !m.name.empty() && m.name.find(':') != std::string::npos) m.name.clear();
+      if (m.role == role::user && !m.name.empty() && m.name.find(':') != std::string::npos)
+        m.name.clear();
     }
     if (d != dialect::ocml_2_0 && coin()) {
       m.constrain = "json";
-      m.content = "{\"v\":" + json(m.content).dump(-1, ' ', false, json::error_handler_t::replace) + "}";
+      m.content =
+          "{\"v\":" + json(m.content).dump(-1, ' ', false, json::error_handler_t::replace) + "}";
     }
     if (d == dialect::harmony) {
       m.end = m.role == role::assistant && !m.recipient.empty() ? end_token::call : end_token::end;

@@ -11,8 +11,10 @@ namespace {
 const char* kTranscript =
     "<|start|>user<|message|>Weather in Tokyo?<|end|>"
     "<|start|>assistant<|channel|>analysis<|message|>Need the tool.<|end|>"
-    "<|start|>assistant to=functions.get_weather call_id=c1<|channel|>commentary<|constrain|>json<|message|>{\"city\":\"Tokyo\"}<|call|>"
-    "<|start|>tool name=functions.get_weather call_id=c1 to=assistant<|channel|>commentary<|message|>{\"t\":20}<|end|>"
+    "<|start|>assistant to=functions.get_weather "
+    "call_id=c1<|channel|>commentary<|constrain|>json<|message|>{\"city\":\"Tokyo\"}<|call|>"
+    "<|start|>tool name=functions.get_weather call_id=c1 "
+    "to=assistant<|channel|>commentary<|message|>{\"t\":20}<|end|>"
     "<|start|>assistant<|channel|>analysis<|message|>Got it.<|end|>"
     "<|start|>assistant<|channel|>final<|message|>20 °C.<|return|>";
 
@@ -58,7 +60,8 @@ TEST(OpenAI, ImportRebuildsTheMarkupMessages) {
 }
 
 TEST(OpenAI, ToolNameFromCallIdAndObjectArguments) {
-  const json j = json::parse(R"({"tools":[{"type":"function","function":{"name":"f","parameters":{"type":"object"}}}],
+  const json j = json::parse(
+      R"({"tools":[{"type":"function","function":{"name":"f","parameters":{"type":"object"}}}],
     "messages":[{"role":"assistant","tool_calls":[{"id":"a","type":"function","function":{"name":"f","arguments":{"x":1}}}]},
                 {"role":"tool","tool_call_id":"a","content":[{"type":"text","text":"ok"}]}]})");
   auto c = ocml::from_openai_json(j);
@@ -92,11 +95,14 @@ TEST(Native, LosslessRoundTrip) {
 }
 
 TEST(Native, FormatDetection) {
-  EXPECT_EQ(ocml::detect_json_format(json::parse(R"({"messages":[{"role":"assistant","tool_calls":[]}]})")),
+  EXPECT_EQ(ocml::detect_json_format(
+                json::parse(R"({"messages":[{"role":"assistant","tool_calls":[]}]})")),
             ocml::json_format::openai);
-  EXPECT_EQ(ocml::detect_json_format(json::parse(R"({"messages":[{"role":"user","content":"x","end":"end"}]})")),
+  EXPECT_EQ(ocml::detect_json_format(
+                json::parse(R"({"messages":[{"role":"user","content":"x","end":"end"}]})")),
             ocml::json_format::native);
-  EXPECT_EQ(ocml::detect_json_format(json::parse(R"({"messages":[{"role":"system","content":[{"type":"system_content"}]}]})")),
+  EXPECT_EQ(ocml::detect_json_format(json::parse(
+                R"({"messages":[{"role":"system","content":[{"type":"system_content"}]}]})")),
             ocml::json_format::harmony);
 }
 

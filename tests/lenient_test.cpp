@@ -26,7 +26,8 @@ class Wild : public ::testing::TestWithParam<wild_case> {};
 
 TEST_P(Wild, StrictRejectsWithCode) {
   const auto& c = GetParam();
-  const auto r = ocml::parse(c.text, {.dialect = ocml::dialect::ocml_2_2, .completion = c.completion});
+  const auto r =
+      ocml::parse(c.text, {.dialect = ocml::dialect::ocml_2_2, .completion = c.completion});
   EXPECT_FALSE(r.ok());
   ASSERT_FALSE(r.diagnostics.empty());
   EXPECT_EQ(ocml::error_name(r.diagnostics[0].code), c.strict_code);
@@ -59,29 +60,48 @@ INSTANTIATE_TEST_SUITE_P(
     GptOss, Wild,
     ::testing::Values(
         wild_case{"doubled_start",
-                  "<|start|>assistant<|start|>assistant<|channel|>final<|message|>Hi<|return|>", false,
-                  "E-PARSE-HEADER", "E-PARSE-HEADER", {"final|Hi|return"}},
+                  "<|start|>assistant<|start|>assistant<|channel|>final<|message|>Hi<|return|>",
+                  false,
+                  "E-PARSE-HEADER",
+                  "E-PARSE-HEADER",
+                  {"final|Hi|return"}},
         wild_case{"doubled_start_in_completion",
-                  "<|start|>assistant<|channel|>final<|message|>Hi<|return|>", true,
-                  "E-PARSE-HEADER", "E-PARSE-HEADER", {"final|Hi|return"}},
+                  "<|start|>assistant<|channel|>final<|message|>Hi<|return|>",
+                  true,
+                  "E-PARSE-HEADER",
+                  "E-PARSE-HEADER",
+                  {"final|Hi|return"}},
         wild_case{"stray_return_after_end",
-                  "<|start|>assistant<|channel|>final<|message|>Hi<|end|><|return|>", false,
-                  "E-PARSE-UNEXPECTED-TOKEN", "E-PARSE-UNEXPECTED-TOKEN", {"final|Hi|end"}},
+                  "<|start|>assistant<|channel|>final<|message|>Hi<|end|><|return|>",
+                  false,
+                  "E-PARSE-UNEXPECTED-TOKEN",
+                  "E-PARSE-UNEXPECTED-TOKEN",
+                  {"final|Hi|end"}},
         wild_case{"refusal_without_channel_or_message",
-                  "<|start|>assistant I'm sorry, but I can't help with that.<|end|>", false,
-                  "E-PARSE-HEADER", "E-PARSE-HEADER",
+                  "<|start|>assistant I'm sorry, but I can't help with that.<|end|>",
+                  false,
+                  "E-PARSE-HEADER",
+                  "E-PARSE-HEADER",
                   {"|I'm sorry, but I can't help with that.|end"}},
-        wild_case{"final_constrain_json_with_prose",
-                  "<|start|>assistant<|channel|>final <|constrain|>json<|message|>Sure: 4<|return|>",
-                  false, "E-BODY-CONSTRAINT-VIOLATION", "E-BODY-CONSTRAINT-VIOLATION",
-                  {"final|Sure: 4|return"}},
+        wild_case{
+            "final_constrain_json_with_prose",
+            "<|start|>assistant<|channel|>final <|constrain|>json<|message|>Sure: 4<|return|>",
+            false,
+            "E-BODY-CONSTRAINT-VIOLATION",
+            "E-BODY-CONSTRAINT-VIOLATION",
+            {"final|Sure: 4|return"}},
         wild_case{"duplicated_to",
-                  "<|start|>assistant to=functions.f<|channel|>commentary to=functions.f<|message|>{}<|call|>",
-                  false, "E-PARSE-HEADER", "E-PARSE-HEADER", {"commentary|{}|call"}}),
+                  "<|start|>assistant to=functions.f<|channel|>commentary "
+                  "to=functions.f<|message|>{}<|call|>",
+                  false,
+                  "E-PARSE-HEADER",
+                  "E-PARSE-HEADER",
+                  {"commentary|{}|call"}}),
     [](const auto& info) { return std::string(info.param.name); });
 
 TEST(Wild, ContentTypeAfterChannel) {
-  const char* text = "<|start|>assistant to=functions.f<|channel|>commentary json<|message|>{}<|call|>";
+  const char* text =
+      "<|start|>assistant to=functions.f<|channel|>commentary json<|message|>{}<|call|>";
   EXPECT_EQ(codes(ocml::parse(text, {})), std::vector<std::string>{"E-PARSE-HEADER"});
   const auto lenient = ocml::parse(text, {.lenient = true});
   ASSERT_TRUE(lenient.ok());
@@ -94,7 +114,9 @@ TEST(Wild, ContentTypeAfterChannel) {
 }
 
 TEST(Wild, StartInsideBodyClosesTheMessageInLenientMode) {
-  const char* text = "<|start|>assistant<|channel|>analysis<|message|>thinking<|start|>assistant<|channel|>final<|message|>A<|return|>";
+  const char* text =
+      "<|start|>assistant<|channel|>analysis<|message|>thinking<|start|>assistant<|channel|>final<|"
+      "message|>A<|return|>";
   EXPECT_EQ(codes(ocml::parse(text, {})), std::vector<std::string>{"E-PARSE-UNEXPECTED-TOKEN"});
   const auto r = ocml::parse(text, {.lenient = true});
   ASSERT_TRUE(r.ok());

@@ -22,9 +22,11 @@ TEST_P(RoundTrip, ParseOfRenderIsIdentity) {
     ASSERT_TRUE(text.ok()) << text.error().to_string();
     const auto r = ocml::parse(*text, {.dialect = d});
     // Only an unterminated last message may (and must) be reported.
-    const bool unterminated = !c.messages.empty() && c.messages.back().end == ocml::end_token::unterminated;
+    const bool unterminated =
+        !c.messages.empty() && c.messages.back().end == ocml::end_token::unterminated;
     if (!unterminated) {
-      ASSERT_TRUE(r.diagnostics.empty()) << i << ": " << r.diagnostics[0].to_string() << "\n" << *text;
+      ASSERT_TRUE(r.diagnostics.empty()) << i << ": " << r.diagnostics[0].to_string() << "\n"
+                                         << *text;
     } else {
       ASSERT_EQ(ocml::test::codes(r), std::vector<std::string>{"E-STREAM-TRUNCATED"});
     }
@@ -104,7 +106,8 @@ TEST(Robustness, RandomBytesNeverCrashAndTextIsKept) {
     std::string s;
     const int n = std::uniform_int_distribution<int>(0, 200)(rng);
     for (int k = 0; k < n; ++k) {
-      s.push_back(alphabet[std::uniform_int_distribution<std::size_t>(0, alphabet.size() - 1)(rng)]);
+      s.push_back(
+          alphabet[std::uniform_int_distribution<std::size_t>(0, alphabet.size() - 1)(rng)]);
     }
     for (dialect d : {dialect::ocml_2_2, dialect::harmony}) {
       for (bool lenient : {false, true}) {

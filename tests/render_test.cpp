@@ -35,8 +35,11 @@ TEST(Render, Ocml22CanonicalPositions) {
   ASSERT_TRUE(text.ok());
   EXPECT_EQ(*text,
             "<|start|>user<|message|>Weather?<|end|>\n"
-            "<|start|>assistant to=functions.get_weather call_id=wx1<|channel|>commentary<|constrain|>json<|message|>{\"location\":\"Tokyo\"}<|call|>\n"
-            "<|start|>tool name=functions.get_weather to=assistant call_id=wx1<|channel|>commentary<|message|>{\"ok\":true}<|end|>\n"
+            "<|start|>assistant to=functions.get_weather "
+            "call_id=wx1<|channel|>commentary<|constrain|>json<|message|>{\"location\":\"Tokyo\"}<|"
+            "call|>\n"
+            "<|start|>tool name=functions.get_weather to=assistant "
+            "call_id=wx1<|channel|>commentary<|message|>{\"ok\":true}<|end|>\n"
             "<|start|>assistant<|channel|>final<|message|>Sunny.<|return|>");
 }
 
@@ -49,9 +52,10 @@ TEST(Render, Ocml22DocumentHeaderAndGenerationPrompt) {
   c.messages.push_back(msg(ocml::role::user, "", "Hi"));
   auto text = ocml::render(c, {.dialect = ocml::dialect::ocml_2_2, .add_generation_prompt = true});
   ASSERT_TRUE(text.ok());
-  EXPECT_EQ(*text,
-            "---\nversion: 2.2\nmodel: gpt-oss-120b\ngeneration_settings:\n  temperature: 0.7\n"
-            "  builtin_tools: [browser]\n---\n<|start|>user<|message|>Hi<|end|>\n<|start|>assistant");
+  EXPECT_EQ(
+      *text,
+      "---\nversion: 2.2\nmodel: gpt-oss-120b\ngeneration_settings:\n  temperature: 0.7\n"
+      "  builtin_tools: [browser]\n---\n<|start|>user<|message|>Hi<|end|>\n<|start|>assistant");
   const auto back = ocml::parse(*text + "<|channel|>final<|message|>x<|return|>", {});
   ASSERT_TRUE(back.ok());
   EXPECT_EQ(back.conversation.header, c.header);
@@ -61,11 +65,14 @@ TEST(Render, Ocml20Grammar) {
   std::vector<ocml::diagnostic> warnings;
   auto text = ocml::render(weather_call(), {.dialect = ocml::dialect::ocml_2_0}, &warnings);
   ASSERT_TRUE(text.ok());
-  EXPECT_EQ(*text,
-            "<|start|>user<|message|>Weather?<|end|>\n"
-            "<|start|>assistant to=functions.get_weather<|channel|>commentary<|message|>{\"location\":\"Tokyo\"}<|call|>\n"
-            "<|start|>functions.get_weather to=assistant<|channel|>commentary<|message|>{\"ok\":true}<|end|>\n"
-            "<|start|>assistant<|channel|>final<|message|>Sunny.<|end|>");
+  EXPECT_EQ(
+      *text,
+      "<|start|>user<|message|>Weather?<|end|>\n"
+      "<|start|>assistant "
+      "to=functions.get_weather<|channel|>commentary<|message|>{\"location\":\"Tokyo\"}<|call|>\n"
+      "<|start|>functions.get_weather "
+      "to=assistant<|channel|>commentary<|message|>{\"ok\":true}<|end|>\n"
+      "<|start|>assistant<|channel|>final<|message|>Sunny.<|end|>");
   // call_id x2 and <|constrain|> cannot be said in 2.0: reported, not silently dropped.
   ASSERT_EQ(warnings.size(), 3u);
   EXPECT_EQ(warnings[0].code, ocml::error_code::unrepresentable);
@@ -78,11 +85,14 @@ TEST(Render, HarmonyForm) {
   ASSERT_TRUE(text.ok());
   EXPECT_EQ(*text,
             "<|start|>user<|message|>Weather?<|end|>"
-            "<|start|>assistant to=functions.get_weather<|channel|>commentary <|constrain|>json<|message|>{\"location\":\"Tokyo\"}<|call|>"
-            "<|start|>functions.get_weather to=assistant<|channel|>commentary<|message|>{\"ok\":true}<|end|>"
+            "<|start|>assistant to=functions.get_weather<|channel|>commentary "
+            "<|constrain|>json<|message|>{\"location\":\"Tokyo\"}<|call|>"
+            "<|start|>functions.get_weather "
+            "to=assistant<|channel|>commentary<|message|>{\"ok\":true}<|end|>"
             "<|start|>assistant<|channel|>final<|message|>Sunny.<|end|>");
   EXPECT_EQ(warnings.size(), 2u);  // call_id has no harmony spelling
-  auto training = ocml::render(weather_call(), {.dialect = ocml::dialect::harmony, .training = true});
+  auto training =
+      ocml::render(weather_call(), {.dialect = ocml::dialect::harmony, .training = true});
   ASSERT_TRUE(training.ok());
   EXPECT_TRUE(training->ends_with("Sunny.<|return|>"));
 }
@@ -98,7 +108,8 @@ TEST(Render, HarmonyDropsAnalysisBeforeTheFirstFinal) {
   auto dropped = ocml::render(c, {.dialect = ocml::dialect::harmony, .drop_analysis = true});
   ASSERT_TRUE(dropped.ok());
   EXPECT_EQ(dropped->find("think1"), std::string::npos);
-  EXPECT_NE(dropped->find("think2"), std::string::npos);  // harmony keeps analysis after the first final
+  EXPECT_NE(dropped->find("think2"),
+            std::string::npos);  // harmony keeps analysis after the first final
   // An unresolved tool call (last assistant message not final) keeps all analysis.
   c.messages.pop_back();
   auto kept = ocml::render(c, {.dialect = ocml::dialect::harmony, .drop_analysis = true});

@@ -55,13 +55,21 @@ struct event_log {
     flush();
     const std::string at = "@" + std::to_string(e.offset);
     switch (e.kind) {
-      case event_kind::document_header: lines.push_back("header" + at); break;
-      case event_kind::message_begin:
-        lines.push_back("begin" + at + " " + dump_json(to_native_json({{}, {*e.message}, {}})["messages"][0]));
+      case event_kind::document_header:
+        lines.push_back("header" + at);
         break;
-      case event_kind::message_end: lines.push_back("end" + at + " " + std::string(end_name(e.end))); break;
-      case event_kind::diagnostic: lines.push_back("diag" + at + " " + e.diag->to_string()); break;
-      default: break;
+      case event_kind::message_begin:
+        lines.push_back("begin" + at + " " +
+                        dump_json(to_native_json({{}, {*e.message}, {}})["messages"][0]));
+        break;
+      case event_kind::message_end:
+        lines.push_back("end" + at + " " + std::string(end_name(e.end)));
+        break;
+      case event_kind::diagnostic:
+        lines.push_back("diag" + at + " " + e.diag->to_string());
+        break;
+      default:
+        break;
     }
   }
 };

@@ -12,9 +12,11 @@ namespace {
 TEST(TypeScript, Scalars) {
   EXPECT_EQ(schema_to_typescript(json{{"type", "integer"}}), "number");
   EXPECT_EQ(schema_to_typescript(json{{"type", "boolean"}}), "boolean");
-  EXPECT_EQ(schema_to_typescript(json{{"type", json::array({"number", "string"})}}), "number | string");
+  EXPECT_EQ(schema_to_typescript(json{{"type", json::array({"number", "string"})}}),
+            "number | string");
   EXPECT_EQ(schema_to_typescript(json{{"type", "array"}}), "Array<any>");
-  EXPECT_EQ(schema_to_typescript(json{{"type", "array"}, {"items", {{"type", "string"}}}}), "string[]");
+  EXPECT_EQ(schema_to_typescript(json{{"type", "array"}, {"items", {{"type", "string"}}}}),
+            "string[]");
   EXPECT_EQ(schema_to_typescript(json{{"enum", {"a"}}, {"type", "string"}}), "\"a\"");
   EXPECT_EQ(schema_to_typescript(json{{"type", "null"}}), "any");
   EXPECT_EQ(schema_to_typescript(json("x")), "any");
@@ -31,7 +33,8 @@ TEST(TypeScript, ObjectWithRequiredNullableAndDefaults) {
 }
 
 TEST(TypeScript, NestedObjectIndents) {
-  const json s = json::parse(R"({"type":"object","properties":{"o":{"type":"object","properties":{"k":{"type":"boolean"}}}}})");
+  const json s = json::parse(
+      R"({"type":"object","properties":{"o":{"type":"object","properties":{"k":{"type":"boolean"}}}}})");
   EXPECT_EQ(schema_to_typescript(s), "{\no?: {\n    k?: boolean,\n    },\n}");
 }
 

@@ -68,8 +68,8 @@ struct diagnostic {
 template <typename T>
 class [[nodiscard]] result {
  public:
-  result(T value) : v_(std::move(value)) {}            // NOLINT(google-explicit-constructor)
-  result(diagnostic err) : v_(std::move(err)) {}       // NOLINT(google-explicit-constructor)
+  result(T value) : v_(std::move(value)) {}       // NOLINT(google-explicit-constructor)
+  result(diagnostic err) : v_(std::move(err)) {}  // NOLINT(google-explicit-constructor)
   [[nodiscard]] bool ok() const noexcept { return v_.index() == 0; }
   explicit operator bool() const noexcept { return ok(); }
   [[nodiscard]] T& value() & { return std::get<0>(v_); }

@@ -54,7 +54,8 @@ struct developer_content {
 /// The text of a system message. `has_function_tools` adds the commentary-channel line
 /// (harmony adds it when a developer message defines `functions` tools).
 ///
-///   auto text = ocml::harmony::render_system_content(ocml::harmony::default_system_content(), false);
+///   auto text = ocml::harmony::render_system_content(ocml::harmony::default_system_content(),
+///   false);
 [[nodiscard]] std::string render_system_content(const system_content& s, bool has_function_tools);
 /// The text of a developer message: "# Instructions" and the "# Tools" section.
 [[nodiscard]] std::string render_developer_content(const developer_content& d);

@@ -68,9 +68,9 @@ struct document_header {
   bool present = false;
   std::string version;  ///< e.g. "2.2"
   std::string model;
-  json generation_settings;  ///< null when absent
-  json capabilities;         ///< null when absent
-  json profiles;             ///< null when absent
+  json generation_settings;     ///< null when absent
+  json capabilities;            ///< null when absent
+  json profiles;                ///< null when absent
   json extra = json::object();  ///< every other key, in order (kept, never dropped)
   friend bool operator==(const document_header&, const document_header&) = default;
 };

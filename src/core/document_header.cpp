@@ -87,7 +87,9 @@ void emit_json(YAML::Emitter& e, const json& j) {
 
 }  // namespace
 
-json yaml_text_to_json(std::string_view yaml) { return node_to_json(YAML::Load(std::string(yaml))); }
+json yaml_text_to_json(std::string_view yaml) {
+  return node_to_json(YAML::Load(std::string(yaml)));
+}
 
 bool parse_document_header(std::string_view yaml, document_header& out, yaml_error& err) {
   YAML::Node root;
@@ -133,8 +135,9 @@ std::string render_document_header(const document_header& h) {
   json j = json::object();
   // version and model are raw scalars ("2.10" must stay "2.10"); quoted when not plain-safe.
   const auto scalar_line = [](std::string_view key, const std::string& v) {
-    const bool safe = v.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-                                          "0123456789._-/+") == std::string::npos;
+    const bool safe = v.find_first_not_of(
+                          "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                          "0123456789._-/+") == std::string::npos;
     if (safe) return std::string(key) + ": " + v + "\n";
     YAML::Emitter e;
     e << YAML::DoubleQuoted << v;
@@ -159,4 +162,3 @@ std::string render_document_header(const document_header& h) {
 }
 
 }  // namespace ocml::detail
-

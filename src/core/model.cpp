@@ -19,7 +19,9 @@ constexpr std::array<dialect_info, 3> kDialects = {{
 }};
 }  // namespace
 
-std::string_view role_name(role r) noexcept { return kRoles[static_cast<std::size_t>(r)]; }
+std::string_view role_name(role r) noexcept {
+  return kRoles[static_cast<std::size_t>(r)];
+}
 
 std::optional<role> parse_role(std::string_view s) noexcept {
   for (std::size_t i = 0; i < kRoles.size(); ++i) {
@@ -28,7 +30,9 @@ std::optional<role> parse_role(std::string_view s) noexcept {
   return std::nullopt;
 }
 
-std::string_view end_name(end_token e) noexcept { return kEnds[static_cast<std::size_t>(e)]; }
+std::string_view end_name(end_token e) noexcept {
+  return kEnds[static_cast<std::size_t>(e)];
+}
 
 std::optional<end_token> parse_end(std::string_view s) noexcept {
   for (std::size_t i = 1; i < kEnds.size(); ++i) {
@@ -37,7 +41,9 @@ std::optional<end_token> parse_end(std::string_view s) noexcept {
   return std::nullopt;
 }
 
-std::span<const dialect_info> dialects() noexcept { return kDialects; }
+std::span<const dialect_info> dialects() noexcept {
+  return kDialects;
+}
 
 std::string_view dialect_name(dialect d) noexcept {
   return kDialects[static_cast<std::size_t>(d)].name;

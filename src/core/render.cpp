@@ -1,5 +1,5 @@
-#include "dialects/openchatml/render_common.hpp"
 #include "ocml/render.hpp"
+#include "dialects/openchatml/render_common.hpp"
 
 namespace ocml {
 

@@ -6,12 +6,14 @@ namespace ocml::detail {
 
 namespace {
 constexpr std::array<std::string_view, 10> kTokenText = {
-    "",          "<|start|>", "<|channel|>", "<|message|>",    "<|call|>",
-    "<|constrain|>", "<|return|>", "<|end|>", "<|literal|>", "<|endliteral|>",
+    "",           "<|start|>", "<|channel|>", "<|message|>",    "<|call|>", "<|constrain|>",
+    "<|return|>", "<|end|>",   "<|literal|>", "<|endliteral|>",
 };
 }  // namespace
 
-std::string_view token_text(token t) noexcept { return kTokenText[static_cast<std::size_t>(t)]; }
+std::string_view token_text(token t) noexcept {
+  return kTokenText[static_cast<std::size_t>(t)];
+}
 
 token_match match_token(const char* p, std::size_t n) noexcept {
   bool need_more = false;

@@ -92,7 +92,7 @@ result<conversation> from_conversation_json(const json& j) {
           system_content s;
           s.model_identity = opt_string(part, "model_identity");
           if (auto e = opt_string(part, "reasoning_effort")) {
-            s.effort = *e == "Low" || *e == "low"   ? reasoning_effort::low
+            s.effort = *e == "Low" || *e == "low"     ? reasoning_effort::low
                        : *e == "High" || *e == "high" ? reasoning_effort::high
                                                       : reasoning_effort::medium;
           }

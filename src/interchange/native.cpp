@@ -155,7 +155,8 @@ result<conversation> from_native_json(const json& j) {
     m.intent = detail::get_string(o, "intent", where, err);
     m.content_type = detail::get_string(o, "content_type", where, err);
     m.constrain = detail::get_string(o, "constrain", where, err);
-    if (auto ct = o.find("content"); ct != o.end()) m.content = detail::content_text(*ct, where, err);
+    if (auto ct = o.find("content"); ct != o.end())
+      m.content = detail::content_text(*ct, where, err);
     const std::string e = detail::get_string(o, "end", where, err);
     if (!e.empty()) {
       if (auto pe = parse_end(e)) {
@@ -185,8 +186,8 @@ json_format detect_json_format(const json& j) {
   }
   for (const auto& m : j["messages"]) {
     if (!m.is_object()) continue;
-    if (m.contains("tool_calls") || m.contains("tool_call_id") ||
-        m.contains("reasoning_content") || m.contains("thinking") || m.contains("reasoning")) {
+    if (m.contains("tool_calls") || m.contains("tool_call_id") || m.contains("reasoning_content") ||
+        m.contains("thinking") || m.contains("reasoning")) {
       return json_format::openai;
     }
     if (m.contains("end") || m.contains("call_id") || m.contains("constrain") ||
@@ -208,9 +209,12 @@ json_format detect_json_format(const json& j) {
 result<conversation> from_json(const json& j, json_format format) {
   if (format == json_format::automatic) format = detect_json_format(j);
   switch (format) {
-    case json_format::openai: return from_openai_json(j);
-    case json_format::harmony: return harmony::from_conversation_json(j);
-    default: return from_native_json(j);
+    case json_format::openai:
+      return from_openai_json(j);
+    case json_format::harmony:
+      return harmony::from_conversation_json(j);
+    default:
+      return from_native_json(j);
   }
 }
 

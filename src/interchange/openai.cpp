@@ -133,7 +133,8 @@ result<conversation> from_openai_json(const json& j) {
     }
     const json* calls = nullptr;
     if (auto tc = o.find("tool_calls"); tc != o.end() && !tc->is_null()) {
-      if (!tc->is_array()) return make_error(error_code::invalid_json, where + ".tool_calls must be an array");
+      if (!tc->is_array())
+        return make_error(error_code::invalid_json, where + ".tool_calls must be an array");
       calls = &*tc;
     }
     if (!reasoning.empty()) {

@@ -84,11 +84,12 @@ int run_parse(const parse_args& a) {
   feed(d, in.bytes(), a.chunk);
   const parse_result r = c.take();
   for (const auto& diag : r.diagnostics) print_diag(diag);
-  const json out = a.openai ? to_openai_json(r.conversation,
-                                             {.reasoning_key = a.decoder.dialect == dialect::ocml_2_0
-                                                                   ? "thinking"
-                                                                   : "reasoning_content"})
-                            : to_native_json(r.conversation);
+  const json out =
+      a.openai
+          ? to_openai_json(r.conversation, {.reasoning_key = a.decoder.dialect == dialect::ocml_2_0
+                                                                 ? "thinking"
+                                                                 : "reasoning_content"})
+          : to_native_json(r.conversation);
   std::cout << dump_json(out, 2) << '\n';
   return r.ok() ? 0 : 1;
 }

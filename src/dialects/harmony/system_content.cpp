@@ -124,14 +124,13 @@ tool_namespace browser_namespace() {
       "Do not quote more than 10 words directly from the tool output.\n"
       "sources=web (default: web)";
   const auto number = [](int def) { return json{{"type", "number"}, {"default", def}}; };
-  ns.tools.push_back(
-      {"search", "Searches for information related to `query` and displays `topn` results.",
-       json{{"type", "object"},
-            {"properties",
-             json{{"query", json{{"type", "string"}}},
-                  {"topn", number(10)},
-                  {"source", json{{"type", "string"}}}}},
-            {"required", json::array({"query"})}}});
+  ns.tools.push_back({"search",
+                      "Searches for information related to `query` and displays `topn` results.",
+                      json{{"type", "object"},
+                           {"properties", json{{"query", json{{"type", "string"}}},
+                                               {"topn", number(10)},
+                                               {"source", json{{"type", "string"}}}}},
+                           {"required", json::array({"query"})}}});
   ns.tools.push_back(
       {"open",
        "Opens the link `id` from the page indicated by `cursor` starting at line number `loc`, "

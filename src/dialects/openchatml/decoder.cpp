@@ -202,8 +202,8 @@ struct decoder::impl {
     simdjson::padded_string padded(body_buf);
     auto doc = parser.parse(padded);
     if (doc.error() != simdjson::SUCCESS) {
-      const std::string why = std::string("body is not valid JSON (") +
-                              simdjson::error_message(doc.error()) + ")";
+      const std::string why =
+          std::string("body is not valid JSON (") + simdjson::error_message(doc.error()) + ")";
       report_at(error_code::body_constraint_violation,
                 opt.lenient ? severity::warning : severity::error, body_offset, body_pos,
                 opt.lenient ? "recovered: " + why + "; kept as text" : why);
@@ -242,14 +242,30 @@ struct decoder::impl {
     while (i < n) {
       std::size_t next = i;
       switch (st) {
-        case state::doc_start: next = step_doc_start(p, i, n, base); break;
-        case state::doc_fenced: next = step_doc_fenced(p, i, n, base); break;
-        case state::doc_unfenced: next = step_doc_unfenced(p, i, n, base); break;
-        case state::between: next = step_between(p, i, n, base); break;
-        case state::header: next = step_header(p, i, n, base); break;
-        case state::body: next = step_body(p, i, n, base, false); break;
-        case state::literal: next = step_body(p, i, n, base, true); break;
-        case state::failed: i = n; continue;
+        case state::doc_start:
+          next = step_doc_start(p, i, n, base);
+          break;
+        case state::doc_fenced:
+          next = step_doc_fenced(p, i, n, base);
+          break;
+        case state::doc_unfenced:
+          next = step_doc_unfenced(p, i, n, base);
+          break;
+        case state::between:
+          next = step_between(p, i, n, base);
+          break;
+        case state::header:
+          next = step_header(p, i, n, base);
+          break;
+        case state::body:
+          next = step_body(p, i, n, base, false);
+          break;
+        case state::literal:
+          next = step_body(p, i, n, base, true);
+          break;
+        case state::failed:
+          i = n;
+          continue;
       }
       if (next == i && st_unchanged_) break;  // waiting for more bytes
       st_unchanged_ = true;
@@ -432,9 +448,9 @@ struct decoder::impl {
         return after;
       case token::start:
         // Doubled <|start|>: the first header is abandoned.
-        if (!recoverable(error_code::parse_header, base + j,
-                         "<|start|> inside a header (earlier header '" + header_text +
-                             "' dropped)")) {
+        if (!recoverable(
+                error_code::parse_header, base + j,
+                "<|start|> inside a header (earlier header '" + header_text + "' dropped)")) {
           return n;
         }
         first_header = false;
@@ -474,7 +490,7 @@ struct decoder::impl {
     msg = std::move(ph.msg);
     start_body(off);
     content(body, header_offset);
-    end_message(tok == token::end ? end_token::end
+    end_message(tok == token::end    ? end_token::end
                 : tok == token::call ? end_token::call
                                      : end_token::return_,
                 off);
@@ -496,8 +512,7 @@ struct decoder::impl {
         content(std::string_view(p + i, h - i), base + i);
         return h;
       }
-      if (m.status != match_status::matched ||
-          (in_literal && m.tok != token::endliteral)) {
+      if (m.status != match_status::matched || (in_literal && m.tok != token::endliteral)) {
         // Not a token (or any token inside a literal block): plain text through '<'.
         content(std::string_view(p + i, j + 1 - i), base + i);
         i = j + 1;
@@ -523,10 +538,18 @@ struct decoder::impl {
   bool on_body_token(token tok, const char* p, std::size_t j, std::size_t len, std::size_t base) {
     const std::size_t off = base + j;
     switch (tok) {
-      case token::end: end_message(end_token::end, off); break;
-      case token::return_: end_message(end_token::return_, off); break;
-      case token::call: end_message(end_token::call, off); break;
-      case token::literal: st = state::literal; break;
+      case token::end:
+        end_message(end_token::end, off);
+        break;
+      case token::return_:
+        end_message(end_token::return_, off);
+        break;
+      case token::call:
+        end_message(end_token::call, off);
+        break;
+      case token::literal:
+        st = state::literal;
+        break;
       case token::endliteral:
         if (st == state::literal) {
           st = state::body;
@@ -536,9 +559,9 @@ struct decoder::impl {
       case token::channel:
       case token::message:
       case token::constrain:
-        if (!recoverable(error_code::unexpected_token, off,
-                         std::string(detail::token_text(tok)) +
-                             " inside a message body (kept as text)")) {
+        if (!recoverable(
+                error_code::unexpected_token, off,
+                std::string(detail::token_text(tok)) + " inside a message body (kept as text)")) {
           return false;
         }
         content(std::string_view(p + j, len), off);
@@ -552,7 +575,8 @@ struct decoder::impl {
         begin_header(off + len);
         st = state::header;
         break;
-      case token::none: break;
+      case token::none:
+        break;
     }
     st_unchanged_ = false;
     return true;
@@ -577,7 +601,8 @@ struct decoder::impl {
         // Undecided within the probe (only possible for tiny chunks): keep it all.
         joined.erase(0, used);
         joined.append(bytes.data() + take, bytes.size() - take);
-        const std::size_t used2 = take == bytes.size() ? 0 : run(joined.data(), joined.size(), consumed);
+        const std::size_t used2 =
+            take == bytes.size() ? 0 : run(joined.data(), joined.size(), consumed);
         consumed += used2;
         carry = joined.substr(used2);
         return;
@@ -608,8 +633,8 @@ struct decoder::impl {
         break;
       case state::header:
         if (opt.completion && first_header && header_text.empty()) break;  // empty completion
-        report(error_code::stream_truncated, opt.lenient ? severity::warning : severity::error,
-               off, "input ended inside a message header");
+        report(error_code::stream_truncated, opt.lenient ? severity::warning : severity::error, off,
+               "input ended inside a message header");
         break;
       case state::body:
       case state::literal: {
@@ -633,9 +658,17 @@ decoder::decoder(decoder_options options, sink on_event)
 decoder::~decoder() = default;
 decoder::decoder(decoder&&) noexcept = default;
 decoder& decoder::operator=(decoder&&) noexcept = default;
-void decoder::push(std::string_view bytes) { impl_->push(bytes); }
-void decoder::finish() { impl_->finish(); }
-bool decoder::failed() const noexcept { return impl_->st == state::failed; }
-std::size_t decoder::offset() const noexcept { return impl_->consumed; }
+void decoder::push(std::string_view bytes) {
+  impl_->push(bytes);
+}
+void decoder::finish() {
+  impl_->finish();
+}
+bool decoder::failed() const noexcept {
+  return impl_->st == state::failed;
+}
+std::size_t decoder::offset() const noexcept {
+  return impl_->consumed;
+}
 
 }  // namespace ocml

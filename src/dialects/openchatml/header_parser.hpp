@@ -29,12 +29,13 @@ struct header_parse_options {
 };
 
 struct parsed_header {
-  message msg;                        ///< Header fields (content empty, end unspecified).
-  std::vector<header_issue> issues;   ///< Errors (strict) and recovered warnings (lenient).
-  bool failed = false;                ///< An error-severity issue was found.
+  message msg;                       ///< Header fields (content empty, end unspecified).
+  std::vector<header_issue> issues;  ///< Errors (strict) and recovered warnings (lenient).
+  bool failed = false;               ///< An error-severity issue was found.
 };
 
-/// Parses header text such as "assistant to=functions.f call_id=1<|channel|>commentary<|constrain|>json".
+/// Parses header text such as "assistant to=functions.f
+/// call_id=1<|channel|>commentary<|constrain|>json".
 [[nodiscard]] parsed_header parse_header(std::string_view text, const header_parse_options& opt);
 
 /// Lenient recovery for a header that a stop token closed before any <|message|>

@@ -23,10 +23,14 @@ std::string check_header_value(std::string_view what, std::string_view v, std::s
 
 std::string_view stop_token_text(end_token e) {
   switch (e) {
-    case end_token::return_: return "<|return|>";
-    case end_token::call: return "<|call|>";
-    case end_token::unterminated: return "";
-    default: return "<|end|>";
+    case end_token::return_:
+      return "<|return|>";
+    case end_token::call:
+      return "<|call|>";
+    case end_token::unterminated:
+      return "";
+    default:
+      return "<|end|>";
   }
 }
 

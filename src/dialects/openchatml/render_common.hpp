@@ -28,8 +28,7 @@ namespace ocml::detail {
 void warn_dropped(std::vector<diagnostic>* warnings, std::size_t index, std::string_view what,
                   std::string_view dialect);
 
-[[nodiscard]] result<std::string> render_openchatml(const conversation& c,
-                                                    const render_options& o,
+[[nodiscard]] result<std::string> render_openchatml(const conversation& c, const render_options& o,
                                                     std::vector<diagnostic>* warnings);
 [[nodiscard]] result<std::string> render_harmony(const conversation& c, const render_options& o,
                                                  std::vector<diagnostic>* warnings);

@@ -1,0 +1,7 @@
+#!/usr/bin/env bash
+# Fails when a C++ file is not formatted per .clang-format.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+mapfile -t files < <(git ls-files '*.cpp' '*.hpp')
+clang-format --dry-run --Werror "${files[@]}"
+echo "format check: ${#files[@]} files formatted"
