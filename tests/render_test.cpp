@@ -158,3 +158,42 @@ TEST(Render, HarmonyToolMessageNeedsAName) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(HarmonyPrompt, BuiltFromOpenAIJson) {
+  const auto j = ocml::json::parse(R"({
+    "tools":[{"type":"function","function":{"name":"get_weather","description":"Gets the weather.",
+      "parameters":{"type":"object","properties":{"city":{"type":"string"}},"required":["city"]}}}],
+    "messages":[{"role":"system","content":"Be brief."},{"role":"user","content":"Tokyo?"}]})");
+  auto conv = ocml::from_openai_json(j);
+  ASSERT_TRUE(conv.ok());
+  ocml::harmony::prompt_options po;
+  po.system.conversation_start_date = "2026-11-21";
+  auto text = ocml::render(ocml::harmony::build_prompt(*conv, po),
+                           {.dialect = ocml::dialect::harmony, .add_generation_prompt = true});
+  ASSERT_TRUE(text.ok());
+  EXPECT_EQ(
+      *text,
+      "<|start|>system<|message|>You are ChatGPT, a large language model trained by OpenAI.\n"
+      "Knowledge cutoff: 2024-06\nCurrent date: 2026-11-21\n\nReasoning: medium\n\n"
+      "# Valid channels: analysis, commentary, final. Channel must be included for every message.\n"
+      "Calls to these tools must go to the commentary channel: 'functions'.<|end|>"
+      "<|start|>developer<|message|># Instructions\n\nBe brief.\n\n# Tools\n\n## functions\n\n"
+      "namespace functions {\n\n// Gets the weather.\ntype get_weather = (_: {\ncity: string,\n}) "
+      "=> any;\n\n"
+      "} // namespace functions<|end|>"
+      "<|start|>user<|message|>Tokyo?<|end|><|start|>assistant");
+}
+
+TEST(HarmonyPrompt, HeaderSettingsPickEffortAndBuiltins) {
+  ocml::conversation c;
+  c.header.generation_settings =
+      ocml::json{{"reasoning_effort", "high"}, {"builtin_tools", {"python"}}};
+  const auto p = ocml::harmony::build_prompt(c, {});
+  ASSERT_EQ(p.messages.size(), 1u);
+  EXPECT_NE(p.messages[0].content.find("Reasoning: high"), std::string::npos);
+  EXPECT_NE(p.messages[0].content.find("## python"), std::string::npos);
+}
+
+}  // namespace

@@ -64,6 +64,25 @@ struct developer_content {
 /// Tools converted to the `functions` namespace.
 [[nodiscard]] tool_namespace functions_namespace(const std::vector<tool>& tools);
 
+/// What to put in the harmony system message when building a prompt from a plain
+/// conversation (OpenAI JSON, say). Unset fields take harmony's defaults; the document
+/// header's generation_settings (reasoning_effort, builtin_tools) apply when set.
+struct prompt_options {
+  system_content system = default_system_content();
+};
+
+/// Builds the gpt-oss prompt conversation harmony expects from a plain one: a harmony
+/// system message first (identity, cutoff, date, reasoning effort, built-in tools,
+/// channels), then a developer message with the instructions (the conversation's system
+/// and developer texts) and the `functions` namespace made from `c.tools`; the other
+/// messages follow unchanged.
+///
+///   auto conv = ocml::from_openai_json(j);
+///   auto prompt = ocml::harmony::build_prompt(*conv, {});
+///   auto text = ocml::render(prompt, {.dialect = ocml::dialect::harmony,
+///                                     .add_generation_prompt = true});
+[[nodiscard]] conversation build_prompt(const conversation& c, const prompt_options& options);
+
 /// Reads harmony's own Conversation JSON (`{"messages":[...]}`, serde shape) into the core
 /// model; system_content and developer_content items become their rendered text.
 [[nodiscard]] result<conversation> from_conversation_json(const json& j);

@@ -5,6 +5,7 @@
 
 #include "io.hpp"
 #include "ocml/display.hpp"
+#include "ocml/harmony.hpp"
 #include "ocml/render.hpp"
 
 namespace ocml::cli {
@@ -55,10 +56,19 @@ int run_render(const render_args& a) {
     print_diag(j.error());
     return 1;
   }
-  auto conv = from_json(*j, a.format);
+  const json_format format = a.format == json_format::automatic ? detect_json_format(*j) : a.format;
+  auto conv = from_json(*j, format);
   if (!conv) {
     print_diag(conv.error());
     return 1;
+  }
+  if (a.dialect == dialect::harmony && format == json_format::openai) {
+    // OpenAI chat JSON carries no harmony system message: build gpt-oss's preamble.
+    harmony::prompt_options po;
+    if (a.reasoning_effort == "low") po.system.effort = harmony::reasoning_effort::low;
+    if (a.reasoning_effort == "high") po.system.effort = harmony::reasoning_effort::high;
+    if (!a.current_date.empty()) po.system.conversation_start_date = a.current_date;
+    *conv = harmony::build_prompt(*conv, po);
   }
   render_options o;
   o.dialect = a.dialect;

@@ -17,6 +17,8 @@ struct render_args {
   bool add_generation_prompt = false;
   bool training = false;
   bool keep_analysis = false;
+  std::string reasoning_effort = "medium";  ///< harmony prompt from OpenAI JSON
+  std::string current_date;                 ///< harmony prompt from OpenAI JSON
   std::string file = "-";
 };
 

@@ -49,6 +49,12 @@ int main(int argc, char** argv) {
   render->add_flag("--training", ra.training, "training rendering (<|return|> at the end)");
   render->add_flag("--keep-analysis", ra.keep_analysis,
                    "harmony: keep analysis before a final answer");
+  render
+      ->add_option("--reasoning-effort", ra.reasoning_effort,
+                   "harmony from OpenAI JSON: low, medium or high")
+      ->check(CLI::IsMember({"low", "medium", "high"}));
+  render->add_option("--current-date", ra.current_date,
+                     "harmony from OpenAI JSON: the system message's current date");
   render->add_option("file", ra.file, "input file, - for stdin");
 
   ocml::cli::parse_args pa;

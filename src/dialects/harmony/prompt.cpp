@@ -1,0 +1,57 @@
+// Building harmony's system + developer preamble from a plain conversation.
+#include "ocml/harmony.hpp"
+
+namespace ocml::harmony {
+
+namespace {
+
+void apply_generation_settings(const json& gs, system_content& s) {
+  if (!gs.is_object()) return;
+  if (auto e = gs.find("reasoning_effort"); e != gs.end() && e->is_string()) {
+    const std::string v = *e;
+    if (v == "low") s.effort = reasoning_effort::low;
+    if (v == "medium") s.effort = reasoning_effort::medium;
+    if (v == "high") s.effort = reasoning_effort::high;
+  }
+  if (auto b = gs.find("builtin_tools"); b != gs.end() && b->is_array()) {
+    for (const auto& name : *b) {
+      if (name == "browser") s.tools.push_back(browser_namespace());
+      if (name == "python") s.tools.push_back(python_namespace());
+    }
+  }
+}
+
+}  // namespace
+
+conversation build_prompt(const conversation& c, const prompt_options& options) {
+  system_content sys = options.system;
+  apply_generation_settings(c.header.generation_settings, sys);
+  conversation out;
+  out.header = c.header;
+  out.tools = c.tools;
+  message system;
+  system.role = role::system;
+  system.content = render_system_content(sys, !c.tools.empty());
+  out.messages.push_back(std::move(system));
+
+  developer_content dev;
+  std::vector<const message*> rest;
+  for (const auto& m : c.messages) {
+    if (m.role == role::system || m.role == role::developer) {
+      dev.instructions = dev.instructions ? *dev.instructions + "\n\n" + m.content : m.content;
+    } else {
+      rest.push_back(&m);
+    }
+  }
+  if (!c.tools.empty()) dev.tools.push_back(functions_namespace(c.tools));
+  if (dev.instructions || !dev.tools.empty()) {
+    message developer;
+    developer.role = role::developer;
+    developer.content = render_developer_content(dev);
+    out.messages.push_back(std::move(developer));
+  }
+  for (const message* m : rest) out.messages.push_back(*m);
+  return out;
+}
+
+}  // namespace ocml::harmony
