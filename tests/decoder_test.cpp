@@ -272,3 +272,42 @@ TEST(Decoder, HarmonyClosesAMessageAtEndOfInputWithAWarning) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(DocumentHeader, HostileYamlIsAnErrorNotACrash) {
+  const std::string deep = "---\nversion: 2.2\nx: " + std::string(10000, '[') +
+                           "\n---\n<|start|>user<|message|>x<|end|>";
+  EXPECT_EQ(codes(p22(deep)), std::vector<std::string>{"E-PARSE-DOCUMENT-HEADER"});
+  std::string laughs = "---\nversion: 2.2\na: &a [x,x,x,x,x,x,x,x,x,x]\n";
+  for (char c = 'b'; c <= 'k'; ++c) {
+    laughs += std::string(1, c) + ": &" + c + " [*" + static_cast<char>(c - 1) + ",*" +
+              static_cast<char>(c - 1) + ",*" + static_cast<char>(c - 1) + ",*" +
+              static_cast<char>(c - 1) + ",*" + static_cast<char>(c - 1) + ",*" +
+              static_cast<char>(c - 1) + ",*" + static_cast<char>(c - 1) + ",*" +
+              static_cast<char>(c - 1) + "]\n";
+  }
+  laughs += "---\n<|start|>user<|message|>x<|end|>";
+  const auto r = p22(laughs);
+  EXPECT_EQ(codes(r), std::vector<std::string>{"E-PARSE-DOCUMENT-HEADER"});
+  EXPECT_NE(r.diagnostics[0].message.find("100000"), std::string::npos);
+}
+
+TEST(DocumentHeader, AnyStringValueRoundTrips) {
+  for (const std::string v :
+       {"", "true", "1.5", "null", "a: b", "- x", "#c", "'q'", "\"dq\"", "x\ny", "  pad  ", "\\u",
+        "日本", "[1]", "{}", "*alias", "&anchor", "%t"}) {
+    ocml::conversation c;
+    c.header.present = true;
+    c.header.version = "2.2";
+    c.header.extra["k"] = v;
+    c.header.generation_settings = ocml::json{{"s", v}};
+    auto text = ocml::render(c, {});
+    ASSERT_TRUE(text.ok());
+    const auto r = p22(*text);
+    ASSERT_TRUE(r.ok()) << v << "\n" << *text;
+    EXPECT_EQ(r.conversation.header, c.header) << v << "\n" << *text;
+  }
+}
+
+}  // namespace

@@ -34,7 +34,14 @@ json scalar_to_json(const YAML::Node& n) {
   return s;
 }
 
-json node_to_json(const YAML::Node& n) {
+// Aliases can make a small YAML text expand exponentially ("billion laughs"): the
+// conversion stops after this many nodes.
+constexpr std::size_t kMaxYamlNodes = 100000;
+struct yaml_too_big {};
+
+json node_to_json(const YAML::Node& n, std::size_t& budget) {
+  if (budget == 0) throw yaml_too_big{};
+  --budget;
   switch (n.Type()) {
     case YAML::NodeType::Null:
     case YAML::NodeType::Undefined:
@@ -43,12 +50,12 @@ json node_to_json(const YAML::Node& n) {
       return scalar_to_json(n);
     case YAML::NodeType::Sequence: {
       json a = json::array();
-      for (const auto& c : n) a.push_back(node_to_json(c));
+      for (const auto& c : n) a.push_back(node_to_json(c, budget));
       return a;
     }
     case YAML::NodeType::Map: {
       json o = json::object();
-      for (const auto& kv : n) o[kv.first.as<std::string>()] = node_to_json(kv.second);
+      for (const auto& kv : n) o[kv.first.as<std::string>()] = node_to_json(kv.second, budget);
       return o;
     }
   }
@@ -70,8 +77,17 @@ void emit_json(YAML::Emitter& e, const json& j) {
   } else if (j.is_string()) {
     const std::string& s = j.get_ref<const std::string&>();
     // Quote strings a YAML reader would otherwise take as another type.
-    const json back = scalar_to_json(YAML::Load(s.empty() ? "''" : s));
-    if (s.empty() || !back.is_string() || back.get_ref<const std::string&>() != s) {
+    bool plain = !s.empty() && s.find_first_of(":#{}[],&*!|>'\"%@`\n\r\t\\") == std::string::npos &&
+                 s.front() != ' ' && s.back() != ' ' && s.front() != '-' && s.front() != '?';
+    if (plain) {
+      try {
+        const json back = scalar_to_json(YAML::Load(s));
+        plain = back.is_string() && back.get_ref<const std::string&>() == s;
+      } catch (const YAML::Exception&) {
+        plain = false;
+      }
+    }
+    if (!plain) {
       e << YAML::DoubleQuoted << s;
     } else {
       e << s;
@@ -85,13 +101,34 @@ void emit_json(YAML::Emitter& e, const json& j) {
   }
 }
 
-}  // namespace
-
-json yaml_text_to_json(std::string_view yaml) {
-  return node_to_json(YAML::Load(std::string(yaml)));
+// yaml-cpp parses recursively: refuse nesting deep enough to exhaust the stack.
+bool too_deep(std::string_view yaml) {
+  int depth = 0;
+  std::size_t indent = 0;
+  bool line_start = true;
+  for (char c : yaml) {
+    if (c == '[' || c == '{') ++depth;
+    if ((c == ']' || c == '}') && depth > 0) --depth;
+    if (depth > 64) return true;
+    if (c == '\n') {
+      line_start = true;
+      indent = 0;
+    } else if (line_start && (c == ' ' || c == '-')) {
+      if (++indent > 256) return true;
+    } else {
+      line_start = false;
+    }
+  }
+  return false;
 }
 
+}  // namespace
+
 bool parse_document_header(std::string_view yaml, document_header& out, yaml_error& err) {
+  if (too_deep(yaml)) {
+    err.message = "nesting deeper than 64 levels";
+    return false;
+  }
   YAML::Node root;
   try {
     root = YAML::Load(std::string(yaml));
@@ -109,9 +146,13 @@ bool parse_document_header(std::string_view yaml, document_header& out, yaml_err
   }
   json j;
   try {
-    j = node_to_json(root);
+    std::size_t budget = kMaxYamlNodes;
+    j = node_to_json(root, budget);
   } catch (const YAML::Exception& ex) {
     err.message = ex.msg;
+    return false;
+  } catch (const yaml_too_big&) {
+    err.message = "expands to more than 100000 nodes (aliases?)";
     return false;
   }
   for (auto& [k, v] : j.items()) {
@@ -154,7 +195,18 @@ std::string render_document_header(const document_header& h) {
   if (!j.empty()) {
     YAML::Emitter e;
     emit_json(e, j);
-    out += e.c_str();
+    if (e.good()) {
+      out += e.c_str();
+    } else {
+      // JSON is YAML: fall back to one flow line per key (invalid UTF-8 becomes U+FFFD).
+      std::string flow;
+      for (const auto& [k, v] : j.items()) {
+        flow += json(k).dump(-1, ' ', false, json::error_handler_t::replace) + ": " +
+                v.dump(-1, ' ', false, json::error_handler_t::replace) + "\n";
+      }
+      flow.pop_back();
+      out += flow;
+    }
     out += '\n';
   }
   out += "---\n";

@@ -23,7 +23,4 @@ struct yaml_error {
 /// Renders the header as a fenced YAML block ("---\n...\n---\n"), empty when not present.
 [[nodiscard]] std::string render_document_header(const document_header& h);
 
-/// Converts a JSON value to a YAML node text (used for header fields).
-[[nodiscard]] json yaml_text_to_json(std::string_view yaml);
-
 }  // namespace ocml::detail

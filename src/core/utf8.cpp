@@ -52,7 +52,7 @@ std::size_t utf8_first_invalid(const unsigned char* s, std::size_t n, bool allow
   return n;
 }
 
-std::size_t utf8_stream::feed(std::string_view piece) noexcept {
+std::size_t utf8_stream::feed(std::string_view piece, std::size_t at) noexcept {
   if (failed_ || piece.empty()) return npos;
   const auto* p = reinterpret_cast<const unsigned char*>(piece.data());
   std::size_t n = piece.size();
@@ -65,7 +65,7 @@ std::size_t utf8_stream::feed(std::string_view piece) noexcept {
     const std::size_t bad = utf8_first_invalid(pending_, pending_len_, true, &tail);
     if (bad < pending_len_) {
       failed_ = true;
-      return 0;  // the error belongs to the sequence that began in an earlier piece
+      return pending_at_;  // the sequence began in an earlier piece
     }
     if (tail < pending_len_) return npos;  // still incomplete (piece was tiny)
     pending_len_ = 0;
@@ -85,8 +85,9 @@ std::size_t utf8_stream::feed(std::string_view piece) noexcept {
   }
   if (!simdjson::validate_utf8(reinterpret_cast<const char*>(p), cut)) {
     failed_ = true;
-    return used + utf8_first_invalid(p, cut, false, nullptr);
+    return at + used + utf8_first_invalid(p, cut, false, nullptr);
   }
+  pending_at_ = at + used + cut;
   for (std::size_t i = cut; i < n; ++i) pending_[pending_len_++] = p[i];
   return npos;
 }

@@ -18,12 +18,15 @@ namespace ocml::detail {
 class utf8_stream {
  public:
   static constexpr std::size_t npos = static_cast<std::size_t>(-1);
-  /// Feeds the next piece; returns the offset (within `piece`) of the first invalid byte,
-  /// or npos. After the first error the stream stops checking until reset().
-  [[nodiscard]] std::size_t feed(std::string_view piece) noexcept;
+  /// Feeds the next piece, which begins at absolute offset `at`; returns the absolute
+  /// offset of the first byte of the first invalid sequence (which may lie in an earlier
+  /// piece), or npos. After the first error the stream stops checking until reset().
+  [[nodiscard]] std::size_t feed(std::string_view piece, std::size_t at) noexcept;
   /// True when the stream ended inside a multi-byte sequence.
   [[nodiscard]] bool incomplete() const noexcept { return !failed_ && pending_len_ > 0; }
   [[nodiscard]] bool failed() const noexcept { return failed_; }
+  /// Absolute offset where the incomplete trailing sequence begins.
+  [[nodiscard]] std::size_t pending_at() const noexcept { return pending_at_; }
   void reset() noexcept {
     pending_len_ = 0;
     failed_ = false;
@@ -32,6 +35,7 @@ class utf8_stream {
  private:
   unsigned char pending_[4] = {};
   std::size_t pending_len_ = 0;
+  std::size_t pending_at_ = 0;  // absolute offset of pending_[0]
   bool failed_ = false;
 };
 

@@ -173,11 +173,11 @@ struct decoder::impl {
   void content(std::string_view text, std::size_t off) {
     if (text.empty()) return;
     if (!utf8_reported) {
-      const std::size_t bad = utf8.feed(text);
+      const std::size_t bad = utf8.feed(text, off);
       if (bad != detail::utf8_stream::npos) {
         utf8_reported = true;
-        report(error_code::invalid_utf8, opt.lenient ? severity::warning : severity::error,
-               off + bad, "invalid UTF-8 in message body (bytes kept as they are)");
+        report(error_code::invalid_utf8, opt.lenient ? severity::warning : severity::error, bad,
+               "invalid UTF-8 in message body (bytes kept as they are)");
       }
     }
     if (keep_body) {
@@ -212,8 +212,8 @@ struct decoder::impl {
 
   void end_message(end_token how, std::size_t off) {
     if (utf8.incomplete() && !utf8_reported) {
-      report(error_code::invalid_utf8, opt.lenient ? severity::warning : severity::error, off,
-             "message body ends inside a UTF-8 sequence");
+      report(error_code::invalid_utf8, opt.lenient ? severity::warning : severity::error,
+             utf8.pending_at(), "message body ends inside a UTF-8 sequence");
     }
     if (how != end_token::unterminated) check_constraint();
     st = state::between;
