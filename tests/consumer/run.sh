@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Builds and runs tests/consumer against ocml: MODE=package installs ocml to a temporary
+# prefix and uses find_package(ocml); MODE=subdirectory uses add_subdirectory.
+set -euo pipefail
+mode=$1 src=$2 build=$3
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+if [[ $mode == package ]]; then
+  cmake --install "$build" --prefix "$work/prefix" >/dev/null
+  cmake -S "$src/tests/consumer" -B "$work/b" -DCMAKE_PREFIX_PATH="$work/prefix" >/dev/null
+else
+  cmake -S "$src/tests/consumer" -B "$work/b" -DOCML_CONSUMER_MODE=subdirectory \
+    -DOCML_SOURCE_DIR="$src" >/dev/null
+fi
+cmake --build "$work/b" -j2 >/dev/null
+"$work/b/consumer" | grep -q '"content":"Hi"'
+echo "consumer ($mode): ok"
