@@ -101,3 +101,30 @@ INSTANTIATE_TEST_SUITE_P(Spec, Fixture, ::testing::ValuesIn(all_fixtures()), [](
 });
 
 }  // namespace
+
+namespace {
+
+TEST_P(Fixture, EveryProperPrefixGivesAPrefixOfTheEventsAndNoError) {
+  const fixture& f = GetParam();
+  const std::string text = ocml::test::read_file(f.text);
+  const auto full = ocml::test::events_chunked(text, {.dialect = f.dialect}, 0);
+  for (std::size_t k = 0; k < text.size(); ++k) {
+    ocml::test::event_log log;
+    ocml::decoder d({.dialect = f.dialect}, [&log](const ocml::event& e) { log(e); });
+    d.push(std::string_view(text).substr(0, k));
+    log.flush();
+    ASSERT_LE(log.lines.size(), full.size());
+    for (std::size_t j = 0; j < log.lines.size(); ++j) {
+      if (full[j].rfind("diag", 0) != 0) {
+        ASSERT_EQ(log.lines[j].rfind("diag", 0), std::string::npos) << "prefix " << k;
+      }
+      if (j + 1 < log.lines.size()) {
+        ASSERT_EQ(log.lines[j], full[j]) << "prefix " << k;
+      } else {
+        ASSERT_EQ(full[j].compare(0, log.lines[j].size(), log.lines[j]), 0) << "prefix " << k;
+      }
+    }
+  }
+}
+
+}  // namespace

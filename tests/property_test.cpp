@@ -122,3 +122,30 @@ TEST(Robustness, RandomBytesNeverCrashAndTextIsKept) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(Robustness, InvalidUtf8ContentRoundTripsAndIsReported) {
+  std::mt19937 rng(11);
+  for (int i = 0; i < 2000; ++i) {
+    std::string content;
+    const int n = std::uniform_int_distribution<int>(1, 40)(rng);
+    for (int k = 0; k < n; ++k)
+      content.push_back(static_cast<char>(std::uniform_int_distribution<int>(0, 255)(rng)));
+    ocml::conversation c;
+    ocml::message m;
+    m.role = ocml::role::user;
+    m.content = content;
+    m.end = ocml::end_token::end;
+    c.messages.push_back(m);
+    for (auto d : {ocml::dialect::ocml_2_2, ocml::dialect::harmony}) {
+      auto text = ocml::render(c, {.dialect = d});
+      ASSERT_TRUE(text.ok());
+      const auto r = ocml::parse(*text, {.dialect = d});
+      ASSERT_EQ(r.conversation, c);
+      for (const auto& diag : r.diagnostics) ASSERT_EQ(diag.code, ocml::error_code::invalid_utf8);
+    }
+  }
+}
+
+}  // namespace
