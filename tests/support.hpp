@@ -18,17 +18,22 @@ inline std::string read_file(const std::filesystem::path& p) {
   return ss.str();
 }
 
-/// Parses `text` fed `chunk` bytes at a time (0 = all at once).
-inline parse_result parse_chunked(std::string_view text, const decoder_options& o,
-                                  std::size_t chunk) {
-  collector c;
-  decoder d(o, [&c](const event& e) { c(e); });
+/// Feeds `text` to `d`, `chunk` bytes at a time (0 = all at once), then finishes.
+inline void feed(decoder& d, std::string_view text, std::size_t chunk) {
   if (chunk == 0) {
     d.push(text);
   } else {
     for (std::size_t i = 0; i < text.size(); i += chunk) d.push(text.substr(i, chunk));
   }
   d.finish();
+}
+
+/// Parses `text` fed `chunk` bytes at a time (0 = all at once).
+inline parse_result parse_chunked(std::string_view text, const decoder_options& o,
+                                  std::size_t chunk) {
+  collector c;
+  decoder d(o, [&c](const event& e) { c(e); });
+  feed(d, text, chunk);
   return c.take();
 }
 
@@ -78,12 +83,7 @@ inline std::vector<std::string> events_chunked(std::string_view text, const deco
                                                std::size_t chunk) {
   event_log log;
   decoder d(o, [&log](const event& e) { log(e); });
-  if (chunk == 0) {
-    d.push(text);
-  } else {
-    for (std::size_t i = 0; i < text.size(); i += chunk) d.push(text.substr(i, chunk));
-  }
-  d.finish();
+  feed(d, text, chunk);
   log.flush();
   return log.lines;
 }
