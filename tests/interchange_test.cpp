@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "generators.hpp"
+#include "ocml/convert.hpp"
 #include "support.hpp"
 
 using ocml::json;
@@ -95,15 +96,59 @@ TEST(Native, LosslessRoundTrip) {
 }
 
 TEST(Native, FormatDetection) {
-  EXPECT_EQ(ocml::detect_json_format(
-                json::parse(R"({"messages":[{"role":"assistant","tool_calls":[]}]})")),
-            ocml::json_format::openai);
+  EXPECT_EQ(
+      ocml::detect_json_format(json::parse(
+          R"({"messages":[{"role":"assistant","tool_calls":[{"id":"a","function":{"name":"f"}}]}]})")),
+      ocml::json_format::openai);
   EXPECT_EQ(ocml::detect_json_format(
                 json::parse(R"({"messages":[{"role":"user","content":"x","end":"end"}]})")),
             ocml::json_format::native);
   EXPECT_EQ(ocml::detect_json_format(json::parse(
                 R"({"messages":[{"role":"system","content":[{"type":"system_content"}]}]})")),
             ocml::json_format::harmony);
+}
+
+}  // namespace
+
+namespace {
+
+TEST(Shapes, GroupedAndSplitFormsAreInverse) {
+  const auto r = ocml::parse(kTranscript, {});
+  const auto g = ocml::grouped_form(r.conversation);
+  ASSERT_EQ(g.messages.size(), 4u);
+  EXPECT_EQ(g.messages[1].reasoning, "Need the tool.");
+  ASSERT_EQ(g.messages[1].tool_calls.size(), 1u);
+  EXPECT_EQ(g.messages[1].tool_calls[0].name, "get_weather");
+  EXPECT_EQ(g.messages[1].tool_calls[0].id, "c1");
+  EXPECT_EQ(g.messages[2].name, "get_weather");
+  EXPECT_EQ(g.messages[3].content, "20 °C.");
+  EXPECT_EQ(g.messages[3].reasoning, "Got it.");
+  // grouped_form is idempotent, and split_form brings the 2.x messages back.
+  EXPECT_EQ(ocml::grouped_form(g), g);
+  const auto s = ocml::split_form(g);
+  ASSERT_EQ(s.messages.size(), r.conversation.messages.size());
+  for (std::size_t i = 0; i < s.messages.size(); ++i) {
+    EXPECT_EQ(s.messages[i].content, r.conversation.messages[i].content) << i;
+    EXPECT_EQ(s.messages[i].recipient, r.conversation.messages[i].recipient) << i;
+    EXPECT_EQ(s.messages[i].call_id, r.conversation.messages[i].call_id) << i;
+    EXPECT_EQ(s.messages[i].effective_channel(), r.conversation.messages[i].effective_channel())
+        << i;
+  }
+}
+
+TEST(Native, EmbeddedReasoningAndToolCallsRoundTrip) {
+  ocml::conversation c;
+  ocml::message m;
+  m.role = ocml::role::assistant;
+  m.reasoning = "think";
+  m.content = "x";
+  m.tool_calls = {{"id1", "f", "{\"a\":1}"}, {"", "g", "not json"}};
+  c.messages.push_back(m);
+  const json j = ocml::to_native_json(c);
+  EXPECT_EQ(ocml::detect_json_format(j), ocml::json_format::native);
+  auto back = ocml::from_native_json(j);
+  ASSERT_TRUE(back.ok());
+  EXPECT_EQ(*back, c);
 }
 
 }  // namespace

@@ -36,6 +36,16 @@ enum class end_token : std::uint8_t {
 [[nodiscard]] std::string_view end_name(end_token e) noexcept;
 [[nodiscard]] std::optional<end_token> parse_end(std::string_view s) noexcept;
 
+/// A tool call embedded in a message (PCML `<call>`, ChatML `<tool_call>`, OpenChatML 0.1
+/// `<|function_call|>`). The 2.x family writes each call as its own message instead
+/// (role assistant, `recipient`, `call_id`); convert() moves between the two shapes.
+struct tool_call {
+  std::string id;
+  std::string name;       ///< Function name without namespace, e.g. "get_weather".
+  std::string arguments;  ///< JSON text of the arguments, exactly as written.
+  friend bool operator==(const tool_call&, const tool_call&) = default;
+};
+
 /// One message of the markup: header attributes plus body.
 ///
 /// Tool replies keep the tool's full name in `name` ("functions.get_weather"),
@@ -52,6 +62,11 @@ struct message {
   std::string content_type;  ///< `content_type=` or harmony's bare type after the channel.
   std::string constrain;     ///< Type after <|constrain|>, e.g. "json".
   std::string content;       ///< Body text, escapes decoded, literal blocks opened.
+  /// Reasoning written inside the same message (PCML/ChatML `<think>`, GabGPT's think
+  /// segment). The 2.x family writes reasoning as separate `analysis` messages instead.
+  std::string reasoning;
+  /// Tool calls written inside the message (see tool_call).
+  std::vector<tool_call> tool_calls;
   end_token end = end_token::unspecified;
   /// Header attributes ocml does not know, in order (kept, never dropped).
   std::vector<std::pair<std::string, std::string>> extra;

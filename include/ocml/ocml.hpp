@@ -28,6 +28,7 @@
 // Errors are `ocml::diagnostic`s: an `E-...` code (see error.hpp), byte offset, line:column.
 #pragma once
 
+#include "ocml/convert.hpp"
 #include "ocml/decoder.hpp"
 #include "ocml/dialect.hpp"
 #include "ocml/display.hpp"

@@ -108,6 +108,18 @@ json to_native_json(const conversation& c) {
     put(o, "content_type", m.content_type);
     put(o, "constrain", m.constrain);
     o["content"] = m.content;
+    put(o, "reasoning", m.reasoning);
+    if (!m.tool_calls.empty()) {
+      json calls = json::array();
+      for (const auto& tc : m.tool_calls) {
+        json t = json::object();
+        put(t, "id", tc.id);
+        t["name"] = tc.name;
+        t["arguments"] = tc.arguments;
+        calls.push_back(std::move(t));
+      }
+      o["tool_calls"] = std::move(calls);
+    }
     if (m.end != end_token::unspecified) o["end"] = std::string(end_name(m.end));
     if (!m.extra.empty()) {
       json x = json::object();
@@ -155,8 +167,25 @@ result<conversation> from_native_json(const json& j) {
     m.intent = detail::get_string(o, "intent", where, err);
     m.content_type = detail::get_string(o, "content_type", where, err);
     m.constrain = detail::get_string(o, "constrain", where, err);
-    if (auto ct = o.find("content"); ct != o.end())
+    if (auto ct = o.find("content"); ct != o.end()) {
       m.content = detail::content_text(*ct, where, err);
+    }
+    m.reasoning = detail::get_string(o, "reasoning", where, err);
+    if (auto tc = o.find("tool_calls"); tc != o.end() && tc->is_array()) {
+      for (const auto& t : *tc) {
+        if (!t.is_object()) {
+          err = where + ".tool_calls entries must be objects";
+          break;
+        }
+        tool_call x;
+        x.id = detail::get_string(t, "id", where + ".tool_calls", err);
+        x.name = detail::get_string(t, "name", where + ".tool_calls", err);
+        if (auto a = t.find("arguments"); a != t.end()) {
+          x.arguments = a->is_string() ? a->get<std::string>() : a->dump();
+        }
+        m.tool_calls.push_back(std::move(x));
+      }
+    }
     const std::string e = detail::get_string(o, "end", where, err);
     if (!e.empty()) {
       if (auto pe = parse_end(e)) {
@@ -184,15 +213,22 @@ json_format detect_json_format(const json& j) {
   if (!j.is_object() || !j.contains("messages") || !j["messages"].is_array()) {
     return json_format::native;
   }
+  bool native = false;
+  bool openai = false;
   for (const auto& m : j["messages"]) {
     if (!m.is_object()) continue;
-    if (m.contains("tool_calls") || m.contains("tool_call_id") || m.contains("reasoning_content") ||
-        m.contains("thinking") || m.contains("reasoning")) {
-      return json_format::openai;
+    for (const char* k :
+         {"end", "call_id", "constrain", "intent", "extra", "recipient", "channel"}) {
+      if (m.contains(k)) native = true;
     }
-    if (m.contains("end") || m.contains("call_id") || m.contains("constrain") ||
-        m.contains("intent") || m.contains("extra")) {
-      return json_format::native;
+    for (const char* k : {"tool_call_id", "reasoning_content", "thinking"}) {
+      if (m.contains(k)) openai = true;
+    }
+    if (auto tc = m.find("tool_calls"); tc != m.end() && tc->is_array()) {
+      for (const auto& t : *tc) {
+        if (t.is_object() && t.contains("function")) openai = true;
+        if (t.is_object() && t.contains("name")) native = true;
+      }
     }
     if (auto c = m.find("content"); c != m.end() && c->is_array()) {
       for (const auto& part : *c) {
@@ -203,7 +239,7 @@ json_format detect_json_format(const json& j) {
       }
     }
   }
-  return json_format::native;
+  return openai && !native ? json_format::openai : json_format::native;
 }
 
 result<conversation> from_json(const json& j, json_format format) {

@@ -1,0 +1,139 @@
+// split_form and grouped_form: the two shapes of assistant turns.
+#include <map>
+
+#include "ocml/convert.hpp"
+#include "ocml/model.hpp"
+
+namespace ocml {
+
+namespace {
+
+std::string function_name(const std::string& recipient) {
+  return recipient.starts_with("functions.") ? recipient.substr(10) : recipient;
+}
+std::string recipient_of(const std::string& name) {
+  return name.find('.') != std::string::npos ? name : "functions." + name;
+}
+
+void expand(const message& m, std::vector<message>& out,
+            std::map<std::string, std::string>& call_names) {
+  if (!m.reasoning.empty()) {
+    message a;
+    a.role = role::assistant;
+    a.channel = "analysis";
+    a.content = m.reasoning;
+    out.push_back(std::move(a));
+  }
+  const bool calls = !m.tool_calls.empty();
+  if (!m.content.empty() || (!calls && m.reasoning.empty())) {
+    message f = m;
+    f.reasoning.clear();
+    f.tool_calls.clear();
+    if (calls) {
+      f.channel = "commentary";
+      f.intent = "preamble";
+      f.end = end_token::unspecified;
+    } else if (f.channel.empty()) {
+      f.channel = "final";
+    }
+    out.push_back(std::move(f));
+  }
+  for (const auto& tc : m.tool_calls) {
+    message c;
+    c.role = role::assistant;
+    c.channel = "commentary";
+    c.recipient = recipient_of(tc.name);
+    c.call_id = tc.id;
+    c.content = tc.arguments;
+    if (json::accept(tc.arguments)) c.constrain = "json";
+    c.end = end_token::call;
+    if (!tc.id.empty()) call_names[tc.id] = c.recipient;
+    out.push_back(std::move(c));
+  }
+}
+
+}  // namespace
+
+bool uses_grouped_form(dialect d) noexcept {
+  return d != dialect::ocml_2_2 && d != dialect::ocml_2_0 && d != dialect::harmony;
+}
+
+conversation split_form(const conversation& c) {
+  conversation out;
+  out.header = c.header;
+  out.tools = c.tools;
+  std::map<std::string, std::string> call_names;  // call id -> recipient
+  for (const auto& m : c.messages) {
+    if (m.role == role::assistant && (!m.reasoning.empty() || !m.tool_calls.empty())) {
+      expand(m, out.messages, call_names);
+      continue;
+    }
+    message x = m;
+    if (x.role == role::assistant && !x.recipient.empty() && !x.call_id.empty()) {
+      call_names[x.call_id] = x.recipient;
+    }
+    if (x.role == role::tool) {
+      if (x.name.empty()) {
+        if (auto it = call_names.find(x.call_id); it != call_names.end()) x.name = it->second;
+      } else if (x.name.find('.') == std::string::npos) {
+        x.name = "functions." + x.name;
+      }
+      if (x.channel.empty()) x.channel = "commentary";
+      if (x.recipient.empty()) x.recipient = "assistant";
+    }
+    out.messages.push_back(std::move(x));
+  }
+  return out;
+}
+
+conversation grouped_form(const conversation& c) {
+  const conversation s = split_form(c);
+  conversation out;
+  out.header = c.header;
+  out.tools = c.tools;
+  message g;
+  bool open = false;
+  bool has_content = false;
+  const auto flush = [&]() {
+    if (!open) return;
+    out.messages.push_back(std::move(g));
+    g = message{};
+    g.role = role::assistant;
+    open = false;
+    has_content = false;
+  };
+  g.role = role::assistant;
+  for (const auto& m : s.messages) {
+    if (m.role != role::assistant) {
+      flush();
+      message x = m;
+      x.channel.clear();
+      if (x.role == role::tool) {
+        x.name = function_name(x.name);
+        if (x.recipient == "assistant") x.recipient.clear();
+      }
+      out.messages.push_back(std::move(x));
+      continue;
+    }
+    open = true;
+    if (!m.recipient.empty()) {
+      g.tool_calls.push_back({m.call_id, function_name(m.recipient), m.content});
+    } else if (m.effective_channel() == "analysis") {
+      if (!g.reasoning.empty()) g.reasoning += "\n";
+      g.reasoning += m.content;
+    } else {
+      if (has_content) g.content += "\n";
+      g.content += m.content;
+      has_content = true;
+      if (g.name.empty()) g.name = m.name;
+      if (m.effective_channel() == "final") {
+        g.end = m.end;
+        flush();
+      }
+    }
+  }
+  flush();
+  return out;
+}
+
+}  // namespace ocml
