@@ -17,6 +17,7 @@
 #include "core/scan.hpp"
 #include "core/utf8.hpp"
 #include "dialects/openchatml/header_parser.hpp"
+#include "core/stream_decoder.hpp"
 #include "ocml/decoder.hpp"
 
 namespace ocml {
@@ -41,9 +42,10 @@ enum class state : std::uint8_t {
 constexpr std::size_t kCarryProbe = 32;  // bytes of a new chunk joined to the carry
 }  // namespace
 
-struct decoder::impl {
+class openchatml_decoder final : public detail::stream_decoder {
+ public:
   decoder_options opt;
-  sink out;
+  decoder::sink out;
   state st = state::doc_start;
   std::size_t consumed = 0;  // absolute offset of the first byte not yet consumed
   std::string carry;         // unconsumed bytes of earlier pushes (a token prefix)
@@ -70,7 +72,7 @@ struct decoder::impl {
   detail::position doc_pos;
   bool stray_reported = false;
 
-  impl(decoder_options o, sink s) : opt(std::move(o)), out(std::move(s)) {
+  openchatml_decoder(decoder_options o, decoder::sink s) : opt(std::move(o)), out(std::move(s)) {
     if (opt.completion) {
       st = state::header;
       begin_header(0);
@@ -582,7 +584,7 @@ struct decoder::impl {
     return true;
   }
 
-  void push(std::string_view bytes) {
+  void push(std::string_view bytes) override {
     if (st == state::failed) {
       consumed += bytes.size();
       return;
@@ -614,7 +616,10 @@ struct decoder::impl {
     carry.assign(bytes.data() + pos + used, bytes.size() - pos - used);
   }
 
-  void finish() {
+  [[nodiscard]] bool failed() const noexcept override { return st == state::failed; }
+  [[nodiscard]] std::size_t offset() const noexcept override { return consumed; }
+
+  void finish() override {
     if (st == state::failed) return;
     finishing = true;
     if (!carry.empty()) {
@@ -653,22 +658,10 @@ struct decoder::impl {
   }
 };
 
-decoder::decoder(decoder_options options, sink on_event)
-    : impl_(std::make_unique<impl>(std::move(options), std::move(on_event))) {}
-decoder::~decoder() = default;
-decoder::decoder(decoder&&) noexcept = default;
-decoder& decoder::operator=(decoder&&) noexcept = default;
-void decoder::push(std::string_view bytes) {
-  impl_->push(bytes);
+namespace detail {
+std::unique_ptr<stream_decoder> make_openchatml_decoder(decoder_options o, decoder::sink s) {
+  return std::make_unique<openchatml_decoder>(std::move(o), std::move(s));
 }
-void decoder::finish() {
-  impl_->finish();
-}
-bool decoder::failed() const noexcept {
-  return impl_->st == state::failed;
-}
-std::size_t decoder::offset() const noexcept {
-  return impl_->consumed;
-}
+}  // namespace detail
 
 }  // namespace ocml
