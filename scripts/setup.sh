@@ -3,7 +3,7 @@
 set -euo pipefail
 pkgs=(build-essential cmake g++ pkg-config
       nlohmann-json3-dev libyaml-cpp-dev libcli11-dev libsimdjson-dev
-      libgtest-dev libgmock-dev libbenchmark-dev clang-format)
+      libgtest-dev libgmock-dev libbenchmark-dev clang-format python3-jinja2)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")

@@ -46,14 +46,19 @@ struct event_log {
   bool has_pending = false;
   void flush() {
     if (!has_pending) return;
-    lines.push_back("content@" + std::to_string(pending_offset) + " " + pending);
+    lines.push_back((pending_reasoning ? "reasoning@" : "content@") +
+                    std::to_string(pending_offset) + " " + pending);
     pending.clear();
     has_pending = false;
   }
+  bool pending_reasoning = false;
   void operator()(const event& e) {
-    if (e.kind == event_kind::content) {
+    if (e.kind == event_kind::content || e.kind == event_kind::reasoning) {
+      const bool r = e.kind == event_kind::reasoning;
+      if (has_pending && r != pending_reasoning) flush();
       if (!has_pending) pending_offset = e.offset;
       has_pending = true;
+      pending_reasoning = r;
       pending.append(e.text);
       return;
     }

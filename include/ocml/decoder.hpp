@@ -43,6 +43,9 @@ enum class event_kind : std::uint8_t {
   content,          ///< A slice of body text (`text`), escapes already decoded.
   message_end,      ///< The body ended (`end` says with which token).
   diagnostic,       ///< An error or a warning (`diag` is set).
+  reasoning,        ///< A slice of reasoning written inside the message (`text`).
+  tool_call,        ///< A complete tool call written inside the message (`call` is set).
+  tools,            ///< Tool definitions found in the markup (`tools` is set).
 };
 
 /// One decoder event. Pointers and views are valid only during the callback.
@@ -53,6 +56,8 @@ struct event {
   const ocml::message* message = nullptr;
   const ocml::document_header* header = nullptr;
   const ocml::diagnostic* diag = nullptr;
+  const ocml::tool_call* call = nullptr;
+  const std::vector<ocml::tool>* tools = nullptr;
   end_token end = end_token::unspecified;
 };
 

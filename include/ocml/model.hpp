@@ -95,6 +95,9 @@ struct tool {
   std::string name;
   std::string description;
   json parameters;  ///< JSON Schema, or null for a tool without parameters.
+  /// The tool object as it was given (e.g. `{"type":"function","function":{...}}` with any
+  /// extra keys), kept so templates that print it whole stay byte-exact. May be null.
+  json source;
   friend bool operator==(const tool&, const tool&) = default;
 };
 

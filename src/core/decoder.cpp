@@ -1,5 +1,6 @@
 // ocml::decoder: picks the dialect's streaming decoder.
 #include "core/stream_decoder.hpp"
+#include "dialects/chatml/chatml.hpp"
 
 namespace ocml {
 
@@ -14,6 +15,8 @@ std::unique_ptr<detail::stream_decoder> make(decoder_options o, decoder::sink s)
     case dialect::ocml_2_0:
     case dialect::harmony:
       return detail::make_openchatml_decoder(std::move(o), std::move(s));
+    case dialect::chatml:
+      return detail::chatml::make_decoder(std::move(o), std::move(s));
   }
   return detail::make_openchatml_decoder(std::move(o), std::move(s));
 }
@@ -24,9 +27,17 @@ decoder::decoder(decoder_options options, sink on_event)
 decoder::~decoder() = default;
 decoder::decoder(decoder&&) noexcept = default;
 decoder& decoder::operator=(decoder&&) noexcept = default;
-void decoder::push(std::string_view bytes) { impl_->d->push(bytes); }
-void decoder::finish() { impl_->d->finish(); }
-bool decoder::failed() const noexcept { return impl_->d->failed(); }
-std::size_t decoder::offset() const noexcept { return impl_->d->offset(); }
+void decoder::push(std::string_view bytes) {
+  impl_->d->push(bytes);
+}
+void decoder::finish() {
+  impl_->d->finish();
+}
+bool decoder::failed() const noexcept {
+  return impl_->d->failed();
+}
+std::size_t decoder::offset() const noexcept {
+  return impl_->d->offset();
+}
 
 }  // namespace ocml

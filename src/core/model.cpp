@@ -9,13 +9,15 @@ namespace {
 constexpr std::array<std::string_view, 5> kRoles = {"system", "developer", "user", "assistant",
                                                     "tool"};
 constexpr std::array<std::string_view, 5> kEnds = {"", "end", "return", "call", "unterminated"};
-constexpr std::array<dialect_info, 3> kDialects = {{
+constexpr std::array<dialect_info, 4> kDialects = {{
     {dialect::ocml_2_2, "ocml-2.2",
      "OpenChatML 2.2: YAML header, nine control tokens, call_id/intent, <|constrain|>, escapes"},
     {dialect::ocml_2_0, "ocml-2.0",
      "OpenChatML 2.0: channels, to=/name=, JSON interchange with thinking/content/tool_calls"},
     {dialect::harmony, "harmony",
      "HIP-1 / gpt-oss harmony, byte-compatible with openai/harmony rendering"},
+    {dialect::chatml, "chatml",
+     "Qwen2.5 ChatML with Hermes <tool_call>/<tool_response>, byte-compatible with its template"},
 }};
 }  // namespace
 
@@ -56,6 +58,7 @@ std::optional<dialect> parse_dialect(std::string_view s) noexcept {
   if (s == "openchatml-2.2" || s == "2.2") return dialect::ocml_2_2;
   if (s == "openchatml-2.0" || s == "2.0") return dialect::ocml_2_0;
   if (s == "hip-1" || s == "HIP-1" || s == "gpt-oss") return dialect::harmony;
+  if (s == "qwen" || s == "qwen2.5" || s == "hermes") return dialect::chatml;
   return std::nullopt;
 }
 

@@ -30,6 +30,15 @@ void collector::operator()(const event& e) {
     case event_kind::diagnostic:
       result_.diagnostics.push_back(*e.diag);
       break;
+    case event_kind::reasoning:
+      if (open_) msgs.back().reasoning.append(e.text);
+      break;
+    case event_kind::tools:
+      result_.conversation.tools = *e.tools;
+      break;
+    case event_kind::tool_call:
+      if (open_) msgs.back().tool_calls.push_back(*e.call);
+      break;
   }
 }
 

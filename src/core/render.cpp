@@ -1,5 +1,6 @@
 #include <algorithm>
 
+#include "dialects/chatml/chatml.hpp"
 #include "dialects/openchatml/render_common.hpp"
 #include "ocml/convert.hpp"
 #include "ocml/render.hpp"
@@ -25,6 +26,8 @@ result<std::string> render(const conversation& conv, const render_options& optio
     case dialect::harmony:
       if (has_embedded(conv)) return detail::render_harmony(split_form(conv), options, warnings);
       return detail::render_harmony(conv, options, warnings);
+    case dialect::chatml:
+      return detail::chatml::render(conv, options, warnings);
   }
   return make_error(error_code::unrepresentable, "unknown dialect");
 }

@@ -30,6 +30,7 @@ bool read_tools(const json& arr, std::vector<tool>& out, std::string& err) {
     x.name = get_string(f, "name", where, err);
     x.description = get_string(f, "description", where, err);
     if (auto p = f.find("parameters"); p != f.end()) x.parameters = *p;
+    x.source = t;
     if (x.name.empty() && err.empty()) err = where + " has no name";
     if (!err.empty()) return false;
     out.push_back(std::move(x));
@@ -40,6 +41,10 @@ bool read_tools(const json& arr, std::vector<tool>& out, std::string& err) {
 json write_tools(const std::vector<tool>& tools) {
   json arr = json::array();
   for (const auto& t : tools) {
+    if (!t.source.is_null()) {
+      arr.push_back(t.source);
+      continue;
+    }
     json f = json::object();
     f["name"] = t.name;
     if (!t.description.empty()) f["description"] = t.description;

@@ -11,10 +11,19 @@ json to_openai_json(const conversation& c, const openai_options& options) {
   if (!g.tools.empty()) root["tools"] = detail::write_tools(g.tools);
   json msgs = json::array();
   std::size_t generated_ids = 0;
+  std::vector<std::string> open_ids;  // ids of the last turn's calls, for replies without one
+  std::size_t next_open = 0;
   for (const auto& m : g.messages) {
     json o = json::object();
     o["role"] = std::string(role_name(m.role));
-    if (m.role == role::tool && !m.call_id.empty()) o["tool_call_id"] = m.call_id;
+    if (m.role == role::tool) {
+      // Dialects without call ids (ChatML, GabGPT) answer calls in order.
+      if (!m.call_id.empty()) {
+        o["tool_call_id"] = m.call_id;
+      } else if (next_open < open_ids.size()) {
+        o["tool_call_id"] = open_ids[next_open++];
+      }
+    }
     if (!m.name.empty()) o["name"] = m.name;
     if (m.role == role::assistant) {
       const bool bare = m.content.empty() && (!m.tool_calls.empty() || !m.reasoning.empty());
@@ -22,11 +31,13 @@ json to_openai_json(const conversation& c, const openai_options& options) {
       if (!m.reasoning.empty()) o[options.reasoning_key] = m.reasoning;
       if (!m.tool_calls.empty()) {
         json calls = json::array();
+        open_ids.clear();
+        next_open = 0;
         for (const auto& tc : m.tool_calls) {
-          calls.push_back(
-              json{{"id", tc.id.empty() ? "call_" + std::to_string(generated_ids++) : tc.id},
-                   {"type", "function"},
-                   {"function", json{{"name", tc.name}, {"arguments", tc.arguments}}}});
+          open_ids.push_back(tc.id.empty() ? "call_" + std::to_string(generated_ids++) : tc.id);
+          calls.push_back(json{{"id", open_ids.back()},
+                               {"type", "function"},
+                               {"function", json{{"name", tc.name}, {"arguments", tc.arguments}}}});
         }
         o["tool_calls"] = std::move(calls);
       }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <iostream>
 
+#include "interchange/json_util.hpp"
 #include "io.hpp"
 #include "ocml/display.hpp"
 #include "ocml/harmony.hpp"
@@ -124,6 +125,23 @@ int run_stream(const parse_args& a) {
         j["event"] = "content";
         j["offset"] = e.offset;
         j["text"] = std::string(e.text);
+        break;
+      case event_kind::reasoning:
+        j["event"] = "reasoning";
+        j["offset"] = e.offset;
+        j["text"] = std::string(e.text);
+        break;
+      case event_kind::tools:
+        j["event"] = "tools";
+        j["offset"] = e.offset;
+        j["tools"] = detail::write_tools(*e.tools);
+        break;
+      case event_kind::tool_call:
+        j["event"] = "tool_call";
+        j["offset"] = e.offset;
+        j["id"] = e.call->id;
+        j["name"] = e.call->name;
+        j["arguments"] = e.call->arguments;
         break;
       case event_kind::message_end:
         j["event"] = "message_end";

@@ -1,0 +1,122 @@
+// Event and diagnostic plumbing shared by the token_stream-based dialect decoders.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "core/token_stream.hpp"
+#include "core/utf8.hpp"
+#include "ocml/decoder.hpp"
+
+namespace ocml::detail {
+
+class emitter {
+ public:
+  emitter(const decoder_options& o, decoder::sink s, token_stream& ts)
+      : opt_(o), out_(std::move(s)), ts_(ts) {}
+
+  [[nodiscard]] bool failed() const noexcept { return failed_; }
+  [[nodiscard]] bool open() const noexcept { return open_; }
+  [[nodiscard]] message& current() noexcept { return msg_; }
+  [[nodiscard]] const decoder_options& options() const noexcept { return opt_; }
+
+  void begin(message m, std::size_t off) {
+    msg_ = std::move(m);
+    open_ = true;
+    utf8_.reset();
+    utf8_reported_ = false;
+    event e;
+    e.kind = event_kind::message_begin;
+    e.offset = off;
+    e.message = &msg_;
+    emit(e);
+  }
+  void text(std::string_view t, std::size_t off) { slice(event_kind::content, t, off); }
+  void reasoning(std::string_view t, std::size_t off) { slice(event_kind::reasoning, t, off); }
+  void call(const tool_call& c, std::size_t off) {
+    event e;
+    e.kind = event_kind::tool_call;
+    e.offset = off;
+    e.call = &c;
+    emit(e);
+  }
+  void tools(const std::vector<tool>& t, std::size_t off) {
+    event e;
+    e.kind = event_kind::tools;
+    e.offset = off;
+    e.tools = &t;
+    emit(e);
+  }
+  void end(end_token how, std::size_t off) {
+    if (!open_) return;
+    if (utf8_.incomplete() && !utf8_reported_) {
+      report(error_code::invalid_utf8, soft(), utf8_.pending_at(),
+             "message ends inside a UTF-8 sequence");
+    }
+    open_ = false;
+    event e;
+    e.kind = event_kind::message_end;
+    e.offset = off;
+    e.end = how;
+    e.message = &msg_;
+    emit(e);
+  }
+  void report(error_code code, severity lvl, std::size_t off, const std::string& text) {
+    const position p = ts_.at(off);
+    diagnostic d{code, lvl, off, p.line, p.column, text};
+    event e;
+    e.kind = event_kind::diagnostic;
+    e.offset = off;
+    e.diag = &d;
+    emit(e);
+  }
+  /// Warning (recovered) in lenient mode; error that stops decoding in strict mode.
+  bool recoverable(error_code code, std::size_t off, const std::string& text) {
+    if (opt_.lenient) {
+      report(code, severity::warning, off, "recovered: " + text);
+      return true;
+    }
+    fail(code, off, text);
+    return false;
+  }
+  void fail(error_code code, std::size_t off, const std::string& text) {
+    report(code, severity::error, off, text);
+    if (open_) end(end_token::unterminated, off);
+    failed_ = true;
+  }
+  /// Severity of problems that leave the framing intact.
+  [[nodiscard]] severity soft() const noexcept {
+    return opt_.lenient ? severity::warning : severity::error;
+  }
+
+ private:
+  void slice(event_kind k, std::string_view t, std::size_t off) {
+    if (t.empty()) return;
+    if (!utf8_reported_) {
+      const std::size_t bad = utf8_.feed(t, off);
+      if (bad != utf8_stream::npos) {
+        utf8_reported_ = true;
+        report(error_code::invalid_utf8, soft(), bad, "invalid UTF-8 (bytes kept as they are)");
+      }
+    }
+    event e;
+    e.kind = k;
+    e.offset = off;
+    e.text = t;
+    emit(e);
+  }
+  void emit(const event& e) {
+    if (out_) out_(e);
+  }
+
+  const decoder_options& opt_;
+  decoder::sink out_;
+  token_stream& ts_;
+  message msg_;
+  bool open_ = false;
+  bool failed_ = false;
+  utf8_stream utf8_;
+  bool utf8_reported_ = false;
+};
+
+}  // namespace ocml::detail

@@ -1,0 +1,33 @@
+// ChatML as Qwen2.5-Instruct writes it, with Hermes tool calls (<tools>, <tool_call>,
+// <tool_response>): the fixed texts of its template and the codec entry points.
+#pragma once
+
+#include <memory>
+#include <string_view>
+#include <vector>
+
+#include "core/stream_decoder.hpp"
+#include "ocml/render.hpp"
+
+namespace ocml::detail::chatml {
+
+inline constexpr std::string_view kDefaultSystem =
+    "You are Qwen, created by Alibaba Cloud. You are a helpful assistant.";
+inline constexpr std::string_view kToolsHead =
+    "\n\n# Tools\n\nYou may call one or more functions to assist with the user query.\n\n"
+    "You are provided with function signatures within <tools></tools> XML tags:\n<tools>";
+inline constexpr std::string_view kToolsTail =
+    "\n</tools>\n\nFor each function call, return a json object with function name and "
+    "arguments within <tool_call></tool_call> XML tags:\n<tool_call>\n{\"name\": "
+    "<function-name>, \"arguments\": <args-json-object>}\n</tool_call>";
+
+enum token_id : std::size_t { im_start, im_end, call_open, call_close, resp_open, resp_close };
+inline const std::vector<std::string> kTokens = {"<|im_start|>",    "<|im_end|>",
+                                                 "<tool_call>",     "</tool_call>",
+                                                 "<tool_response>", "</tool_response>"};
+
+result<std::string> render(const conversation& c, const render_options& o,
+                           std::vector<diagnostic>* warnings);
+std::unique_ptr<stream_decoder> make_decoder(decoder_options o, decoder::sink s);
+
+}  // namespace ocml::detail::chatml

@@ -1,0 +1,16 @@
+// JSON text exactly as Python's json.dumps(obj, ensure_ascii=False) writes it: key order
+// kept, ", " and ": " separators, non-ASCII raw, floats in Python's repr.
+#pragma once
+
+#include <string>
+
+#include "ocml/model.hpp"
+
+namespace ocml::detail {
+
+[[nodiscard]] std::string python_json_dumps(const json& j);
+void python_json_dumps(const json& j, std::string& out);
+/// Python's repr() of a float: shortest round-trip digits, "1.0", "1e-05", "1e+16".
+[[nodiscard]] std::string python_float_repr(double d);
+
+}  // namespace ocml::detail
