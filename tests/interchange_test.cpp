@@ -69,8 +69,14 @@ TEST(OpenAI, ToolNameFromCallIdAndObjectArguments) {
   ASSERT_TRUE(c.ok());
   ASSERT_EQ(c->tools.size(), 1u);
   EXPECT_EQ(c->messages[0].content, "{\"x\":1}");
-  EXPECT_EQ(c->messages[1].name, "functions.f");
+  EXPECT_EQ(c->messages[1].call_id, "a");
   EXPECT_EQ(c->messages[1].content, "ok");
+  // The reply names no tool: harmony, which writes the tool as the author, takes the name
+  // of the call it answers.
+  auto text = ocml::render(*c, {.dialect = ocml::dialect::harmony});
+  ASSERT_TRUE(text.ok());
+  EXPECT_NE(text->find("<|start|>functions.f to=assistant<|channel|>commentary<|message|>ok"),
+            std::string::npos);
 }
 
 TEST(OpenAI, BadInputGivesAPreciseError) {

@@ -14,6 +14,7 @@ enum class dialect : std::uint8_t {
   ocml_2_0,  ///< OpenChatML 2.0 (openchatml-2.0.md)
   harmony,   ///< HIP-1 / gpt-oss, byte-compatible with openai/harmony
   chatml,    ///< Qwen2.5-style ChatML with Hermes tool calls, byte-compatible with its template
+  pcml,      ///< Pawlette Chat Markup Language (pcml.md)
 };
 
 /// Facts about one dialect, for `ocml dialects` and documentation.

@@ -17,6 +17,10 @@ struct openai_options {
   /// Key for analysis text: "reasoning_content" (OpenAI-compatible servers) or
   /// "thinking" (OpenChatML 2.0 §10).
   std::string reasoning_key = "reasoning_content";
+  /// Write reasoning at all (PCML's own mapping strips it: pcml.md §3).
+  bool include_reasoning = true;
+  /// Write `"type": "function"` in each tool call (OpenAI requires it; pcml.md omits it).
+  bool tool_call_type = true;
 };
 
 /// The lossless native form: `{"header":..., "tools":[...], "messages":[{one object per
@@ -33,6 +37,7 @@ struct openai_options {
 ///
 ///   ocml::json j = ocml::to_openai_json(conv, {});
 [[nodiscard]] json to_openai_json(const conversation& c, const openai_options& options);
+/// Accepts `{"messages": [...], "tools": [...]}` or a bare array of messages.
 [[nodiscard]] result<conversation> from_openai_json(const json& j);
 
 /// Guesses the shape of a conversation object (OpenAI keys, native keys, harmony content lists).

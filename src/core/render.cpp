@@ -1,6 +1,7 @@
 #include <algorithm>
 
 #include "dialects/chatml/chatml.hpp"
+#include "dialects/pcml/pcml.hpp"
 #include "dialects/openchatml/render_common.hpp"
 #include "ocml/convert.hpp"
 #include "ocml/render.hpp"
@@ -28,6 +29,8 @@ result<std::string> render(const conversation& conv, const render_options& optio
       return detail::render_harmony(conv, options, warnings);
     case dialect::chatml:
       return detail::chatml::render(conv, options, warnings);
+    case dialect::pcml:
+      return detail::pcml::render(conv, options, warnings);
   }
   return make_error(error_code::unrepresentable, "unknown dialect");
 }

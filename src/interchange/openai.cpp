@@ -28,7 +28,7 @@ json to_openai_json(const conversation& c, const openai_options& options) {
     if (m.role == role::assistant) {
       const bool bare = m.content.empty() && (!m.tool_calls.empty() || !m.reasoning.empty());
       o["content"] = bare ? json(nullptr) : json(m.content);
-      if (!m.reasoning.empty()) o[options.reasoning_key] = m.reasoning;
+      if (!m.reasoning.empty() && options.include_reasoning) o[options.reasoning_key] = m.reasoning;
       if (!m.tool_calls.empty()) {
         json calls = json::array();
         open_ids.clear();
@@ -38,6 +38,9 @@ json to_openai_json(const conversation& c, const openai_options& options) {
           calls.push_back(json{{"id", open_ids.back()},
                                {"type", "function"},
                                {"function", json{{"name", tc.name}, {"arguments", tc.arguments}}}});
+        }
+        if (!options.tool_call_type) {
+          for (auto& call : calls) call.erase("type");
         }
         o["tool_calls"] = std::move(calls);
       }
@@ -115,7 +118,7 @@ result<conversation> read_openai_grouped(const json& j) {
 }  // namespace detail
 
 result<conversation> from_openai_json(const json& j) {
-  auto g = detail::read_openai_grouped(j);
+  auto g = detail::read_openai_grouped(j.is_array() ? json{{"messages", j}} : j);
   if (!g) return g;
   return split_form(*g);
 }

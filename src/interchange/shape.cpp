@@ -1,4 +1,5 @@
 // split_form and grouped_form: the two shapes of assistant turns.
+#include <algorithm>
 #include <map>
 
 #include "ocml/convert.hpp"
@@ -15,8 +16,7 @@ std::string recipient_of(const std::string& name) {
   return name.find('.') != std::string::npos ? name : "functions." + name;
 }
 
-void expand(const message& m, std::vector<message>& out,
-            std::map<std::string, std::string>& call_names) {
+void expand(const message& m, std::vector<message>& out) {
   if (!m.reasoning.empty()) {
     message a;
     a.role = role::assistant;
@@ -47,7 +47,6 @@ void expand(const message& m, std::vector<message>& out,
     c.content = tc.arguments;
     if (json::accept(tc.arguments)) c.constrain = "json";
     c.end = end_token::call;
-    if (!tc.id.empty()) call_names[tc.id] = c.recipient;
     out.push_back(std::move(c));
   }
 }
@@ -62,22 +61,14 @@ conversation split_form(const conversation& c) {
   conversation out;
   out.header = c.header;
   out.tools = c.tools;
-  std::map<std::string, std::string> call_names;  // call id -> recipient
   for (const auto& m : c.messages) {
     if (m.role == role::assistant && (!m.reasoning.empty() || !m.tool_calls.empty())) {
-      expand(m, out.messages, call_names);
+      expand(m, out.messages);
       continue;
     }
     message x = m;
-    if (x.role == role::assistant && !x.recipient.empty() && !x.call_id.empty()) {
-      call_names[x.call_id] = x.recipient;
-    }
     if (x.role == role::tool) {
-      if (x.name.empty()) {
-        if (auto it = call_names.find(x.call_id); it != call_names.end()) x.name = it->second;
-      } else if (x.name.find('.') == std::string::npos) {
-        x.name = "functions." + x.name;
-      }
+      if (!x.name.empty() && x.name.find('.') == std::string::npos) x.name = "functions." + x.name;
       if (x.channel.empty()) x.channel = "commentary";
       if (x.recipient.empty()) x.recipient = "assistant";
     }
@@ -87,6 +78,17 @@ conversation split_form(const conversation& c) {
 }
 
 conversation grouped_form(const conversation& c) {
+  // Already grouped (nothing written the 2.x way): keep it exactly, channels aside.
+  const bool grouped = std::all_of(c.messages.begin(), c.messages.end(), [](const message& m) {
+    return m.role != role::assistant || (m.recipient.empty() && m.effective_channel() == "final");
+  });
+  if (grouped) {
+    conversation out = c;
+    for (auto& m : out.messages) {
+      if (m.channel == "final" || m.role != role::assistant) m.channel.clear();
+    }
+    return out;
+  }
   const conversation s = split_form(c);
   conversation out;
   out.header = c.header;

@@ -15,13 +15,18 @@ result<std::string> render_harmony(const conversation& c, const render_options& 
     std::string err;
     out += "<|start|>";
     if (m.role == role::tool) {
-      // Harmony writes a tool reply's author as the tool's name alone.
-      if (m.name.empty()) {
+      // Harmony writes a tool reply's author as the tool's name alone; a reply that has
+      // only a call id takes the name of the call it answers.
+      std::string name = m.name;
+      for (std::size_t b = k; name.empty() && !m.call_id.empty() && b-- > 0;) {
+        if (msgs[b]->call_id == m.call_id && !msgs[b]->recipient.empty()) name = msgs[b]->recipient;
+      }
+      if (name.empty()) {
         return make_error(error_code::unrepresentable,
                           "message " + std::to_string(k) + ": a harmony tool message needs a name");
       }
-      err = check_header_value("tool name", m.name, k);
-      out += m.name;
+      err = check_header_value("tool name", name, k);
+      out += name;
     } else {
       out += role_name(m.role);
       if (!m.name.empty()) {

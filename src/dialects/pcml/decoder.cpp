@@ -1,0 +1,451 @@
+// PCML streaming decoder. Text inside <call> is held back and the whole call is emitted
+// when </call> closes it (PCML technical memo §5.1).
+#include <string>
+
+#include "core/emitter.hpp"
+#include "core/scan.hpp"
+#include "dialects/pcml/pcml.hpp"
+#include "interchange/json_util.hpp"
+#include "interchange/pyjson.hpp"
+
+namespace ocml::detail::pcml {
+
+namespace {
+
+enum class state : std::uint8_t { between, meta, body, think, call, tools, ended };
+
+// Incremental recogniser of `key="value" key2="v"` (the metadata before [SEP]).
+class meta_scanner {
+ public:
+  enum class status : std::uint8_t { ok, invalid };
+  void reset() {
+    st_ = s::key_start;
+    bad_ = false;
+  }
+  // Feeds text; returns invalid once the text cannot be metadata.
+  status feed(std::string_view t) {
+    for (char c : t) {
+      if (bad_) break;
+      const auto u = static_cast<unsigned char>(c);
+      switch (st_) {
+        case s::key_start:
+          if (is_space(c)) break;
+          if (std::isalpha(u) || c == '_') {
+            st_ = s::key;
+          } else {
+            bad_ = true;
+          }
+          break;
+        case s::key:
+          if (c == '=') {
+            st_ = s::eq;
+          } else if (!(std::isalnum(u) || c == '_' || c == '-')) {
+            bad_ = true;
+          }
+          break;
+        case s::eq:
+          if (c == '"') {
+            st_ = s::value;
+          } else {
+            bad_ = true;
+          }
+          break;
+        case s::value:
+          if (c == '\\') st_ = s::escape;
+          if (c == '"') st_ = s::after;
+          break;
+        case s::escape:
+          st_ = s::value;
+          break;
+        case s::after:
+          if (is_space(c)) {
+            st_ = s::key_start;
+          } else {
+            bad_ = true;
+          }
+          break;
+      }
+    }
+    return bad_ ? status::invalid : status::ok;
+  }
+  [[nodiscard]] bool in_value() const { return st_ == s::value || st_ == s::escape; }
+  [[nodiscard]] bool complete() const { return !bad_ && (st_ == s::key_start || st_ == s::after); }
+
+ private:
+  enum class s : std::uint8_t { key_start, key, eq, value, escape, after };
+  s st_ = s::key_start;
+  bool bad_ = false;
+};
+
+std::vector<std::pair<std::string, std::string>> parse_meta(std::string_view m) {
+  std::vector<std::pair<std::string, std::string>> out;
+  std::size_t i = 0;
+  while (i < m.size()) {
+    while (i < m.size() && is_space(m[i])) ++i;
+    if (i >= m.size()) break;
+    const auto eq = m.find('=', i);
+    std::string key(m.substr(i, eq - i));
+    std::string value;
+    i = eq + 2;  // past ="
+    while (i < m.size() && m[i] != '"') {
+      if (m[i] == '\\' && i + 1 < m.size()) ++i;
+      value.push_back(m[i++]);
+    }
+    ++i;  // closing quote
+    out.emplace_back(std::move(key), std::move(value));
+  }
+  return out;
+}
+
+class decoder_impl final : public stream_decoder, public token_stream::handler {
+ public:
+  decoder_impl(decoder_options o, decoder::sink s)
+      : opt_(std::move(o)), ts_(kTokens), em_(opt_, std::move(s), ts_) {
+    if (opt_.completion) open_container(ast_open, 0);
+  }
+
+  void push(std::string_view bytes) override {
+    if (!em_.failed()) ts_.push(bytes, *this);
+  }
+  void finish() override {
+    if (em_.failed()) return;
+    ts_.finish(*this);
+    const std::size_t off = ts_.consumed();
+    if (st_ == state::between) return;
+    if (st_ == state::meta) resolve_meta(false, off);
+    if (st_ == state::ended && opt_.completion) {  // "<end>" and no [/AST]: a finished turn
+      em_.end(end_token::end, off);
+      return;
+    }
+    em_.report(error_code::stream_truncated,
+               opt_.lenient || opt_.completion ? severity::warning : severity::error, off,
+               "input ended inside " + kTokens[open_tag_]);
+    if (st_ == state::call) em_.text(buf_, call_off_);
+    if (role_ == role::system) flush_system();
+    flush_nl();
+    em_.end(st_ == state::ended ? end_token::end : end_token::unterminated, off);
+  }
+  [[nodiscard]] bool failed() const noexcept override { return em_.failed(); }
+  [[nodiscard]] std::size_t offset() const noexcept override { return ts_.consumed(); }
+  [[nodiscard]] bool stopped() const noexcept override { return em_.failed(); }
+
+  void on_text(std::string_view t, std::size_t off) override {
+    switch (st_) {
+      case state::between:
+      case state::ended:
+        whitespace_only(t, off);
+        return;
+      case state::meta:
+        meta_buf_.append(t);
+        if (meta_buf_.size() > opt_.limits.max_header_bytes) {
+          em_.fail(error_code::limit_exceeded, off, "metadata exceeds max_header_bytes");
+          return;
+        }
+        if (meta_.feed(t) == meta_scanner::status::invalid) resolve_meta(false, off);
+        return;
+      case state::body:
+        body_text(t, off, false);
+        return;
+      case state::think:
+        body_text(t, off, true);
+        return;
+      case state::call:
+      case state::tools:
+        if (buf_.size() + t.size() > opt_.limits.max_buffered_body_bytes) {
+          em_.fail(error_code::limit_exceeded, off, "block exceeds max_buffered_body_bytes");
+          return;
+        }
+        buf_.append(t);
+        return;
+    }
+  }
+
+  void on_token(std::size_t id, std::size_t off) override {
+    const std::size_t after = off + kTokens[id].size();
+    switch (st_) {
+      case state::between:
+        if (id == sys_open || id == usr_open || id == ast_open || id == obs_open) {
+          open_container(id, after);
+        } else {
+          (void)em_.recoverable(error_code::unexpected_token, off,
+                                "stray " + kTokens[id] + " outside a container");
+        }
+        return;
+      case state::meta:
+        if (meta_.in_value()) {  // tags inside a quoted value are text
+          meta_buf_ += kTokens[id];
+          (void)meta_.feed(kTokens[id]);
+          return;
+        }
+        if (id == sep && meta_.complete()) {
+          resolve_meta(true, after);
+          return;
+        }
+        resolve_meta(false, off);
+        on_token(id, off);
+        return;
+      case state::body:
+        body_token(id, off, after);
+        return;
+      case state::think:
+        if (id == think_close) {
+          st_ = state::body;
+          strip_nl_ = true;
+        } else {
+          unexpected(id, off);
+        }
+        return;
+      case state::call:
+        if (id == call_close) {
+          finish_call();
+          st_ = state::body;
+        } else {
+          unexpected(id, off);
+        }
+        return;
+      case state::tools:
+        if (id == tools_close) {
+          finish_tools();
+          st_ = state::body;
+        } else {
+          unexpected(id, off);
+        }
+        return;
+      case state::ended:
+        if (id == ast_close) {
+          close(off);
+        } else if (em_.recoverable(error_code::unexpected_token, off,
+                                   kTokens[id] + " after <end> (turn closed)")) {
+          close(off);
+          on_token(id, off);
+        }
+        return;
+    }
+  }
+
+ private:
+  void open_container(std::size_t id, std::size_t after) {
+    open_tag_ = id;
+    role_ = id == sys_open   ? role::system
+            : id == usr_open ? role::user
+            : id == ast_open ? role::assistant
+                             : role::tool;
+    header_off_ = after;
+    meta_buf_.clear();
+    meta_.reset();
+    buf_.clear();
+    pending_nl_ = false;
+    strip_nl_ = false;
+    st_ = state::meta;
+  }
+
+  // Ends the metadata question: `has_meta` when [SEP] closed it, else the buffered text
+  // was content all along.
+  void resolve_meta(bool has_meta, std::size_t off) {
+    message m;
+    m.role = role_;
+    std::string replay;
+    if (has_meta) {
+      for (auto& [k, v] : parse_meta(meta_buf_)) {
+        if (k == "name" && m.name.empty()) {
+          m.name = v;
+        } else if (k == "id" && m.call_id.empty()) {
+          m.call_id = v;
+        } else {
+          m.extra.emplace_back(k, v);
+        }
+      }
+    } else {
+      replay = std::move(meta_buf_);
+    }
+    (void)off;
+    meta_buf_.clear();
+    st_ = state::body;
+    if (role_ == role::system) {
+      sys_msg_ = std::move(m);  // begun at [/SYS]: a [SYS] holding only <tools> is no message
+    } else {
+      em_.begin(std::move(m), header_off_);
+    }
+    if (!replay.empty()) body_text(replay, header_off_, false);
+  }
+
+  void whitespace_only(std::string_view t, std::size_t off) {
+    for (std::size_t k = 0; k < t.size(); ++k) {
+      if (is_space(t[k])) continue;
+      if (stray_reported_) return;
+      stray_reported_ = true;
+      (void)em_.recoverable(
+          error_code::stray_text, off + k,
+          st_ == state::ended ? "text after <end>" : "text outside any container");
+      return;
+    }
+  }
+
+  void body_text(std::string_view t, std::size_t off, bool reasoning) {
+    if (t.empty()) return;
+    if (role_ == role::system && !reasoning) {
+      buf_.append(t);
+      return;
+    }
+    if (strip_nl_ && !reasoning) {
+      strip_nl_ = false;
+      if (t.front() == '\n') {
+        t.remove_prefix(1);
+        ++off;
+        if (t.empty()) return;
+      }
+    }
+    if (reasoning) {
+      em_.reasoning(t, off);
+      return;
+    }
+    if (role_ != role::assistant) {
+      em_.text(t, off);
+      return;
+    }
+    flush_nl();
+    if (t.back() == '\n') {
+      em_.text(t.substr(0, t.size() - 1), off);
+      pending_nl_ = true;
+      nl_off_ = off + t.size() - 1;
+    } else {
+      em_.text(t, off);
+    }
+  }
+  void flush_nl() {
+    if (pending_nl_) em_.text("\n", nl_off_);
+    pending_nl_ = false;
+  }
+
+  void body_token(std::size_t id, std::size_t off, std::size_t after) {
+    const bool ast = role_ == role::assistant;
+    if (id == open_tag_ + 1) {  // the matching closing tag
+      if (ast && !em_.recoverable(error_code::unexpected_token, off, "[/AST] without <end>")) {
+        return;
+      }
+      if (role_ == role::system) flush_system();
+      flush_nl();
+      close(off);
+    } else if (ast && id == think_open) {
+      st_ = state::think;
+    } else if (ast && id == call_open) {
+      pending_nl_ = false;  // the separator before a call
+      strip_nl_ = false;
+      buf_.clear();
+      call_off_ = after;
+      st_ = state::call;
+    } else if (ast && id == end_tag) {
+      flush_nl();
+      end_off_ = off;
+      st_ = state::ended;
+    } else if (role_ == role::system && id == tools_open) {
+      sys_text_ = buf_;
+      buf_.clear();
+      tools_off_ = after;
+      st_ = state::tools;
+    } else {
+      unexpected(id, off);
+    }
+  }
+
+  void unexpected(std::size_t id, std::size_t off) {
+    if (!em_.recoverable(error_code::unexpected_token, off,
+                         kTokens[id] + " out of place (kept as text)")) {
+      return;
+    }
+    if (st_ == state::call || st_ == state::tools) {
+      buf_ += kTokens[id];
+    } else {
+      body_text(kTokens[id], off, st_ == state::think);
+    }
+  }
+
+  void close(std::size_t off) {
+    em_.end(end_token::end, st_ == state::ended ? end_off_ : off);
+    st_ = state::between;
+    stray_reported_ = false;
+  }
+
+  void finish_call() {
+    tool_call tc;
+    try {
+      const json j = json::parse(buf_);
+      if (!j.is_object() || !j.contains("name") || !j["name"].is_string()) {
+        throw std::runtime_error("needs a string \"name\"");
+      }
+      tc.name = j["name"];
+      if (j.contains("id") && j["id"].is_string()) tc.id = j["id"];
+      if (j.contains("arguments")) {
+        const json& a = j["arguments"];
+        tc.arguments = a.is_string() ? a.get<std::string>() : python_json_dumps(a);
+      }
+    } catch (const std::exception& ex) {
+      em_.report(error_code::body_constraint_violation, em_.soft(), call_off_,
+                 std::string("<call> is not {\"id\", \"name\", \"arguments\"} JSON: ") + ex.what());
+      tc.arguments = buf_;
+    }
+    em_.call(tc, call_off_);
+    buf_.clear();
+  }
+
+  void finish_tools() {
+    std::string err;
+    std::vector<tool> tools;
+    if (json::accept(buf_)) {
+      json arr = json::parse(buf_);
+      if (read_tools(arr, tools, err)) {
+        for (auto& t : tools) t.source = nullptr;  // PCML writes name/description/parameters
+        tools_ = std::move(tools);
+        em_.tools(tools_, tools_off_);
+      }
+    } else {
+      err = "not JSON";
+    }
+    if (!err.empty()) {
+      em_.report(error_code::body_constraint_violation, em_.soft(), tools_off_, "<tools> " + err);
+    }
+    buf_ = sys_text_;
+    if (buf_.ends_with('\n')) buf_.pop_back();  // the separator before <tools>
+    had_tools_ = true;
+  }
+
+  void flush_system() {
+    const bool bare = sys_msg_.name.empty() && sys_msg_.call_id.empty() && sys_msg_.extra.empty();
+    if (!(buf_.empty() && had_tools_ && bare)) {
+      em_.begin(sys_msg_, header_off_);
+      em_.text(buf_, header_off_);
+    }
+    buf_.clear();
+    had_tools_ = false;
+  }
+
+  decoder_options opt_;
+  token_stream ts_;
+  emitter em_;
+  meta_scanner meta_;
+  state st_ = state::between;
+  role role_ = role::user;
+  std::size_t open_tag_ = 0;
+  std::string meta_buf_;
+  std::string buf_;
+  std::string sys_text_;
+  std::vector<tool> tools_;
+  message sys_msg_;
+  std::size_t header_off_ = 0;
+  std::size_t call_off_ = 0;
+  std::size_t tools_off_ = 0;
+  std::size_t end_off_ = 0;
+  std::size_t nl_off_ = 0;
+  bool pending_nl_ = false;
+  bool strip_nl_ = false;
+  bool stray_reported_ = false;
+  bool had_tools_ = false;
+};
+
+}  // namespace
+
+std::unique_ptr<stream_decoder> make_decoder(decoder_options o, decoder::sink s) {
+  return std::make_unique<decoder_impl>(std::move(o), std::move(s));
+}
+
+}  // namespace ocml::detail::pcml
