@@ -15,6 +15,7 @@ enum class dialect : std::uint8_t {
   harmony,   ///< HIP-1 / gpt-oss, byte-compatible with openai/harmony
   chatml,    ///< Qwen2.5-style ChatML with Hermes tool calls, byte-compatible with its template
   pcml,      ///< Pawlette Chat Markup Language (pcml.md)
+  gabgpt,    ///< GabGPT ChatML (gabgpt-chatml.txt)
 };
 
 /// Facts about one dialect, for `ocml dialects` and documentation.

@@ -1,6 +1,7 @@
 // ocml::decoder: picks the dialect's streaming decoder.
 #include "core/stream_decoder.hpp"
 #include "dialects/chatml/chatml.hpp"
+#include "dialects/gabgpt/gabgpt.hpp"
 #include "dialects/pcml/pcml.hpp"
 
 namespace ocml {
@@ -20,6 +21,8 @@ std::unique_ptr<detail::stream_decoder> make(decoder_options o, decoder::sink s)
       return detail::chatml::make_decoder(std::move(o), std::move(s));
     case dialect::pcml:
       return detail::pcml::make_decoder(std::move(o), std::move(s));
+    case dialect::gabgpt:
+      return detail::gabgpt::make_decoder(std::move(o), std::move(s));
   }
   return detail::make_openchatml_decoder(std::move(o), std::move(s));
 }

@@ -9,7 +9,7 @@ namespace {
 constexpr std::array<std::string_view, 5> kRoles = {"system", "developer", "user", "assistant",
                                                     "tool"};
 constexpr std::array<std::string_view, 5> kEnds = {"", "end", "return", "call", "unterminated"};
-constexpr std::array<dialect_info, 5> kDialects = {{
+constexpr std::array<dialect_info, 6> kDialects = {{
     {dialect::ocml_2_2, "ocml-2.2",
      "OpenChatML 2.2: YAML header, nine control tokens, call_id/intent, <|constrain|>, escapes"},
     {dialect::ocml_2_0, "ocml-2.0",
@@ -20,6 +20,7 @@ constexpr std::array<dialect_info, 5> kDialects = {{
      "Qwen2.5 ChatML with Hermes <tool_call>/<tool_response>, byte-compatible with its template"},
     {dialect::pcml, "pcml",
      "Pawlette Chat Markup Language: [SYS]/[USR]/[AST]/[OBS], <think>, <call>, <end>"},
+    {dialect::gabgpt, "gabgpt", "GabGPT ChatML: <|user|>, <|think|>, <|assistant|>, <|end|>"},
 }};
 }  // namespace
 

@@ -1,6 +1,7 @@
 #include <algorithm>
 
 #include "dialects/chatml/chatml.hpp"
+#include "dialects/gabgpt/gabgpt.hpp"
 #include "dialects/pcml/pcml.hpp"
 #include "dialects/openchatml/render_common.hpp"
 #include "ocml/convert.hpp"
@@ -31,6 +32,8 @@ result<std::string> render(const conversation& conv, const render_options& optio
       return detail::chatml::render(conv, options, warnings);
     case dialect::pcml:
       return detail::pcml::render(conv, options, warnings);
+    case dialect::gabgpt:
+      return detail::gabgpt::render(conv, options, warnings);
   }
   return make_error(error_code::unrepresentable, "unknown dialect");
 }

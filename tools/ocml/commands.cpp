@@ -6,6 +6,7 @@
 #include "interchange/json_util.hpp"
 #include "io.hpp"
 #include "ocml/display.hpp"
+#include "ocml/gabgpt.hpp"
 #include "ocml/harmony.hpp"
 #include "ocml/render.hpp"
 
@@ -190,10 +191,34 @@ int run_validate(const decoder_options& opt, const std::vector<std::string>& fil
 int run_view(const view_args& a) {
   input in;
   if (!open_input(in, a.file)) return 1;
+  if (a.decoder.dialect == dialect::gabgpt) {
+    // GabGPT's display rules: user, thinking and assistant bubbles.
+    static const char* kLabel[] = {"user", "thinking", "assistant"};
+    for (const auto& seg : gabgpt::segments(in.bytes())) {
+      std::cout << "[" << kLabel[static_cast<int>(seg.kind)] << "] " << seg.text << "\n\n";
+    }
+    return 0;
+  }
   const parse_result r = parse(in.bytes(), a.decoder);
   for (const auto& diag : r.diagnostics) print_diag(diag);
   std::cout << render_view(r.conversation, {.debug = a.debug});
   return r.ok() ? 0 : 1;
+}
+
+int run_prepare(const prepare_args& a) {
+  if (a.dialect != dialect::gabgpt) {
+    std::cerr << "prepare: only -d gabgpt defines chat-log preparation\n";
+    return 2;
+  }
+  input in;
+  if (!open_input(in, a.file.empty() ? "-" : a.file)) return 1;
+  auto prompt = gabgpt::prepare(in.bytes(), a.user, {.think = a.think});
+  if (!prompt) {
+    print_diag(prompt.error());
+    return 1;
+  }
+  std::cout << *prompt;
+  return 0;
 }
 
 int run_dialects() {

@@ -92,6 +92,13 @@ int main(int argc, char** argv) {
   view->add_flag("--debug", wa.debug, "show hidden messages, marked");
   view->add_option("file", wa.file, "input file, - for stdin");
 
+  ocml::cli::prepare_args pr;
+  auto* prep = app.add_subcommand("prepare", "prepare a chat log for generation (gabgpt)");
+  add_dialect(prep, pr.dialect);
+  prep->add_flag("--think", pr.think, "think mode: end the prompt in <|think|>");
+  prep->add_option("--user", pr.user, "the new user message")->required();
+  prep->add_option("log", pr.file, "chat log file (default: standard input)");
+
   auto* list = app.add_subcommand("dialects", "list the dialects");
 
   try {
@@ -109,6 +116,7 @@ int main(int argc, char** argv) {
     if (*stream) return ocml::cli::run_stream(sa);
     if (*validate) return ocml::cli::run_validate(vo, vfiles);
     if (*view) return ocml::cli::run_view(wa);
+    if (*prep) return ocml::cli::run_prepare(pr);
     if (*list) return ocml::cli::run_dialects();
   } catch (const std::exception& e) {
     std::cerr << "E-IO 0:0 internal error: " << e.what() << '\n';

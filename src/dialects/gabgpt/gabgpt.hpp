@@ -1,0 +1,24 @@
+// GabGPT ChatML: <|user|>, <|think|>, <|assistant|>, <|end|>.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/stream_decoder.hpp"
+#include "ocml/render.hpp"
+
+namespace ocml::detail::gabgpt {
+
+enum token_id : std::size_t { user, think, assistant, end };
+inline const std::vector<std::string> kTokens = {"<|user|>", "<|think|>", "<|assistant|>",
+                                                 "<|end|>"};
+
+/// The first token spelling found in `text`, or empty.
+[[nodiscard]] std::string_view find_token(std::string_view text);
+
+result<std::string> render(const conversation& c, const render_options& o,
+                           std::vector<diagnostic>* warnings);
+std::unique_ptr<stream_decoder> make_decoder(decoder_options o, decoder::sink s);
+
+}  // namespace ocml::detail::gabgpt

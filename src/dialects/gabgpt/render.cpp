@@ -1,0 +1,61 @@
+// GabGPT renderer: user segments, think segments, assistant segments closed by <|end|>.
+#include "dialects/gabgpt/gabgpt.hpp"
+#include "ocml/convert.hpp"
+
+namespace ocml::detail::gabgpt {
+
+std::string_view find_token(std::string_view text) {
+  for (const auto& t : kTokens) {
+    if (text.find(t) != std::string_view::npos) return t;
+  }
+  return {};
+}
+
+namespace {
+void warn(std::vector<diagnostic>* w, std::size_t i, const std::string& what) {
+  if (w == nullptr) return;
+  diagnostic d =
+      make_error(error_code::unrepresentable,
+                 "message " + std::to_string(i) + ": GabGPT cannot hold " + what + " (dropped)");
+  d.level = severity::warning;
+  w->push_back(std::move(d));
+}
+}  // namespace
+
+result<std::string> render(const conversation& c0, const render_options& o,
+                           std::vector<diagnostic>* warnings) {
+  const conversation c = grouped_form(c0);
+  std::string out;
+  for (std::size_t i = 0; i < c.messages.size(); ++i) {
+    const message& m = c.messages[i];
+    if (m.role != role::user && m.role != role::assistant) {
+      warn(warnings, i, std::string(role_name(m.role)) + " messages");
+      continue;
+    }
+    for (std::string_view text : {std::string_view(m.content), std::string_view(m.reasoning)}) {
+      if (auto t = find_token(text); !t.empty()) {
+        return make_error(error_code::unrepresentable, "message " + std::to_string(i) +
+                                                           ": text contains '" + std::string(t) +
+                                                           "', which GabGPT cannot escape");
+      }
+    }
+    if (!m.name.empty()) warn(warnings, i, "a name");
+    if (!m.tool_calls.empty()) warn(warnings, i, "tool calls");
+    if (m.role == role::user) {
+      out += "<|user|>" + m.content;
+      if (m.end == end_token::end) out += "<|end|>";
+      continue;
+    }
+    if (!m.reasoning.empty()) out += "<|think|>" + m.reasoning;
+    // An assistant message that only thought (think mode without <|assistant|>) has no
+    // assistant segment when it is unterminated.
+    if (!(m.end == end_token::unterminated && m.content.empty() && !m.reasoning.empty())) {
+      out += "<|assistant|>" + m.content;
+    }
+    if (m.end != end_token::unterminated) out += "<|end|>";
+  }
+  if (o.add_generation_prompt) out += o.generation_role == "think" ? "<|think|>" : "<|assistant|>";
+  return out;
+}
+
+}  // namespace ocml::detail::gabgpt
