@@ -51,10 +51,11 @@ struct event_log {
     pending.clear();
     has_pending = false;
   }
-  bool pending_reasoning = false;
+  int pending_reasoning = static_cast<int>(event_kind::content);
   void operator()(const event& e) {
-    if (e.kind == event_kind::content || e.kind == event_kind::reasoning) {
-      const bool r = e.kind == event_kind::reasoning;
+    if (e.kind == event_kind::content || e.kind == event_kind::reasoning ||
+        e.kind == event_kind::reflection || e.kind == event_kind::introspection) {
+      const int r = static_cast<int>(e.kind);
       if (has_pending && r != pending_reasoning) flush();
       if (!has_pending) pending_offset = e.offset;
       has_pending = true;

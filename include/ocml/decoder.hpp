@@ -34,6 +34,9 @@ struct decoder_options {
   bool completion = false;
   std::string completion_role = "assistant";
   ocml::limits limits{};
+  /// OpenChatML 0.1: the base model's own BOS/EOS strings.
+  std::string bos = "[BOS]";
+  std::string eos = "[EOS]";
 };
 
 /// What a decoder reports, in input order.
@@ -46,6 +49,9 @@ enum class event_kind : std::uint8_t {
   reasoning,        ///< A slice of reasoning written inside the message (`text`).
   tool_call,        ///< A complete tool call written inside the message (`call` is set).
   tools,            ///< Tool definitions found in the markup (`tools` is set).
+  document_part,    ///< A complete part of an OpenChatML 0.1 document (`part` is set).
+  reflection,       ///< A slice of an OpenChatML 0.1 <|start_reflect|> block (`text`).
+  introspection,    ///< A slice of an OpenChatML 0.1 <|start_introspect|> block (`text`).
 };
 
 /// One decoder event. Pointers and views are valid only during the callback.
@@ -58,6 +64,7 @@ struct event {
   const ocml::diagnostic* diag = nullptr;
   const ocml::tool_call* call = nullptr;
   const std::vector<ocml::tool>* tools = nullptr;
+  const ocml::document_part* part = nullptr;
   end_token end = end_token::unspecified;
 };
 

@@ -16,6 +16,7 @@ enum class dialect : std::uint8_t {
   chatml,    ///< Qwen2.5-style ChatML with Hermes tool calls, byte-compatible with its template
   pcml,      ///< Pawlette Chat Markup Language (pcml.md)
   gabgpt,    ///< GabGPT ChatML (gabgpt-chatml.txt)
+  ocml_0_1,  ///< OpenChatML 0.1 (openchatml-0.1.md)
 };
 
 /// Facts about one dialect, for `ocml dialects` and documentation.

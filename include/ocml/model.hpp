@@ -67,6 +67,11 @@ struct message {
   std::string reasoning;
   /// Tool calls written inside the message (see tool_call).
   std::vector<tool_call> tool_calls;
+  /// OpenChatML 0.1 thought blocks besides <|start_reason|> (which goes to `reasoning`).
+  std::string reflection;
+  std::string introspection;
+  /// OpenChatML 0.1 flags in a system message: "reflect", "introspect", "reason".
+  std::vector<std::string> flags;
   end_token end = end_token::unspecified;
   /// Header attributes ocml does not know, in order (kept, never dropped).
   std::vector<std::pair<std::string, std::string>> extra;
@@ -101,11 +106,25 @@ struct tool {
   friend bool operator==(const tool&, const tool&) = default;
 };
 
-/// A whole conversation: optional document header, messages, tools.
+/// One part of an OpenChatML 0.1 document: text, or a fill-in-the-middle task after the
+/// text (`middle` empty = not yet completed). Parts are separated by <|file_separator|>.
+struct document_part {
+  std::string text;
+  bool fim = false;
+  std::string prefix;
+  std::string middle;
+  std::string suffix;
+  friend bool operator==(const document_part&, const document_part&) = default;
+};
+
+/// A whole conversation: optional document header, messages, tools. A fill-in-the-middle
+/// task or a multi-file sequence (OpenChatML 0.1) is a conversation with `document` parts
+/// and no messages.
 struct conversation {
   document_header header;
   std::vector<message> messages;
   std::vector<tool> tools;
+  std::vector<document_part> document;
   friend bool operator==(const conversation&, const conversation&) = default;
 };
 

@@ -24,6 +24,9 @@ struct render_options {
   bool drop_analysis = false;
   /// ocml-2.x: write a minimal `version:` YAML header when the conversation has none.
   bool default_document_header = false;
+  /// OpenChatML 0.1: the base model's own BOS/EOS strings around a conversation.
+  std::string bos = "[BOS]";
+  std::string eos = "[EOS]";
 };
 
 /// Renders a conversation. Content can never forge structure: text that spells a control

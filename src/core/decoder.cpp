@@ -2,6 +2,7 @@
 #include "core/stream_decoder.hpp"
 #include "dialects/chatml/chatml.hpp"
 #include "dialects/gabgpt/gabgpt.hpp"
+#include "dialects/ocml01/ocml01.hpp"
 #include "dialects/pcml/pcml.hpp"
 
 namespace ocml {
@@ -23,6 +24,8 @@ std::unique_ptr<detail::stream_decoder> make(decoder_options o, decoder::sink s)
       return detail::pcml::make_decoder(std::move(o), std::move(s));
     case dialect::gabgpt:
       return detail::gabgpt::make_decoder(std::move(o), std::move(s));
+    case dialect::ocml_0_1:
+      return detail::ocml01::make_decoder(std::move(o), std::move(s));
   }
   return detail::make_openchatml_decoder(std::move(o), std::move(s));
 }

@@ -31,13 +31,22 @@ class emitter {
     e.message = &msg_;
     emit(e);
   }
-  void text(std::string_view t, std::size_t off) { slice(event_kind::content, t, off); }
-  void reasoning(std::string_view t, std::size_t off) { slice(event_kind::reasoning, t, off); }
+  void text(std::string_view t, std::size_t off) { slice_impl(event_kind::content, t, off); }
+  void reasoning(std::string_view t, std::size_t off) { slice_impl(event_kind::reasoning, t, off); }
+  /// A text slice of any text-carrying kind (content, reasoning, reflection, introspection).
+  void slice(event_kind k, std::string_view t, std::size_t off) { slice_impl(k, t, off); }
   void call(const tool_call& c, std::size_t off) {
     event e;
     e.kind = event_kind::tool_call;
     e.offset = off;
     e.call = &c;
+    emit(e);
+  }
+  void part(const document_part& p, std::size_t off) {
+    event e;
+    e.kind = event_kind::document_part;
+    e.offset = off;
+    e.part = &p;
     emit(e);
   }
   void tools(const std::vector<tool>& t, std::size_t off) {
@@ -90,7 +99,7 @@ class emitter {
   }
 
  private:
-  void slice(event_kind k, std::string_view t, std::size_t off) {
+  void slice_impl(event_kind k, std::string_view t, std::size_t off) {
     if (t.empty()) return;
     if (!utf8_reported_) {
       const std::size_t bad = utf8_.feed(t, off);

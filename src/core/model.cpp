@@ -9,7 +9,7 @@ namespace {
 constexpr std::array<std::string_view, 5> kRoles = {"system", "developer", "user", "assistant",
                                                     "tool"};
 constexpr std::array<std::string_view, 5> kEnds = {"", "end", "return", "call", "unterminated"};
-constexpr std::array<dialect_info, 6> kDialects = {{
+constexpr std::array<dialect_info, 7> kDialects = {{
     {dialect::ocml_2_2, "ocml-2.2",
      "OpenChatML 2.2: YAML header, nine control tokens, call_id/intent, <|constrain|>, escapes"},
     {dialect::ocml_2_0, "ocml-2.0",
@@ -21,6 +21,8 @@ constexpr std::array<dialect_info, 6> kDialects = {{
     {dialect::pcml, "pcml",
      "Pawlette Chat Markup Language: [SYS]/[USR]/[AST]/[OBS], <think>, <call>, <end>"},
     {dialect::gabgpt, "gabgpt", "GabGPT ChatML: <|user|>, <|think|>, <|assistant|>, <|end|>"},
+    {dialect::ocml_0_1, "ocml-0.1",
+     "OpenChatML 0.1: [BOS]/[EOS], <|im_start|>, thought blocks, functions, FIM, multi-file"},
 }};
 }  // namespace
 
@@ -60,6 +62,7 @@ std::optional<dialect> parse_dialect(std::string_view s) noexcept {
   }
   if (s == "openchatml-2.2" || s == "2.2") return dialect::ocml_2_2;
   if (s == "openchatml-2.0" || s == "2.0") return dialect::ocml_2_0;
+  if (s == "openchatml-0.1" || s == "0.1") return dialect::ocml_0_1;
   if (s == "hip-1" || s == "HIP-1" || s == "gpt-oss") return dialect::harmony;
   if (s == "qwen" || s == "qwen2.5" || s == "hermes") return dialect::chatml;
   return std::nullopt;

@@ -33,6 +33,15 @@ void collector::operator()(const event& e) {
     case event_kind::reasoning:
       if (open_) msgs.back().reasoning.append(e.text);
       break;
+    case event_kind::reflection:
+      if (open_) msgs.back().reflection.append(e.text);
+      break;
+    case event_kind::introspection:
+      if (open_) msgs.back().introspection.append(e.text);
+      break;
+    case event_kind::document_part:
+      result_.conversation.document.push_back(*e.part);
+      break;
     case event_kind::tools:
       result_.conversation.tools = *e.tools;
       break;

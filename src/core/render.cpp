@@ -2,8 +2,9 @@
 
 #include "dialects/chatml/chatml.hpp"
 #include "dialects/gabgpt/gabgpt.hpp"
-#include "dialects/pcml/pcml.hpp"
+#include "dialects/ocml01/ocml01.hpp"
 #include "dialects/openchatml/render_common.hpp"
+#include "dialects/pcml/pcml.hpp"
 #include "ocml/convert.hpp"
 #include "ocml/render.hpp"
 
@@ -34,6 +35,8 @@ result<std::string> render(const conversation& conv, const render_options& optio
       return detail::pcml::render(conv, options, warnings);
     case dialect::gabgpt:
       return detail::gabgpt::render(conv, options, warnings);
+    case dialect::ocml_0_1:
+      return detail::ocml01::render(conv, options, warnings);
   }
   return make_error(error_code::unrepresentable, "unknown dialect");
 }

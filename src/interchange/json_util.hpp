@@ -44,5 +44,8 @@ inline std::string content_text(const json& v, const std::string& where, std::st
 /// Tools from an OpenAI `tools` array ({type:function,function:{...}} or bare {name,...}).
 bool read_tools(const json& arr, std::vector<tool>& out, std::string& err);
 json write_tools(const std::vector<tool>& tools);
+/// OpenChatML 0.1 document parts as `[{"text": ..., "fim": {prefix, middle, suffix}}]`.
+json write_document(const std::vector<document_part>& parts);
+bool read_document(const json& arr, std::vector<document_part>& out, std::string& err);
 
 }  // namespace ocml::detail

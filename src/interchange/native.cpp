@@ -38,6 +38,42 @@ bool read_tools(const json& arr, std::vector<tool>& out, std::string& err) {
   return true;
 }
 
+json write_document(const std::vector<document_part>& parts) {
+  json arr = json::array();
+  for (const auto& p : parts) {
+    json o = json::object();
+    o["text"] = p.text;
+    if (p.fim) o["fim"] = json{{"prefix", p.prefix}, {"middle", p.middle}, {"suffix", p.suffix}};
+    arr.push_back(std::move(o));
+  }
+  return arr;
+}
+
+bool read_document(const json& arr, std::vector<document_part>& out, std::string& err) {
+  if (!arr.is_array()) {
+    err = "document must be an array of parts";
+    return false;
+  }
+  for (std::size_t i = 0; i < arr.size(); ++i) {
+    const std::string where = "document[" + std::to_string(i) + "]";
+    if (!arr[i].is_object()) {
+      err = where + " must be an object";
+      return false;
+    }
+    document_part p;
+    p.text = get_string(arr[i], "text", where, err);
+    if (auto f = arr[i].find("fim"); f != arr[i].end() && f->is_object()) {
+      p.fim = true;
+      p.prefix = get_string(*f, "prefix", where + ".fim", err);
+      p.middle = get_string(*f, "middle", where + ".fim", err);
+      p.suffix = get_string(*f, "suffix", where + ".fim", err);
+    }
+    if (!err.empty()) return false;
+    out.push_back(std::move(p));
+  }
+  return true;
+}
+
 json write_tools(const std::vector<tool>& tools) {
   json arr = json::array();
   for (const auto& t : tools) {
@@ -114,6 +150,9 @@ json to_native_json(const conversation& c) {
     put(o, "constrain", m.constrain);
     o["content"] = m.content;
     put(o, "reasoning", m.reasoning);
+    put(o, "reflection", m.reflection);
+    put(o, "introspection", m.introspection);
+    if (!m.flags.empty()) o["flags"] = m.flags;
     if (!m.tool_calls.empty()) {
       json calls = json::array();
       for (const auto& tc : m.tool_calls) {
@@ -134,6 +173,7 @@ json to_native_json(const conversation& c) {
     msgs.push_back(std::move(o));
   }
   root["messages"] = std::move(msgs);
+  if (!c.document.empty()) root["document"] = detail::write_document(c.document);
   return root;
 }
 
@@ -147,7 +187,12 @@ result<conversation> from_native_json(const json& j) {
   if (auto t = j.find("tools"); t != j.end() && !t->is_null()) {
     if (!detail::read_tools(*t, c.tools, err)) return make_error(error_code::invalid_json, err);
   }
+  if (auto d = j.find("document"); d != j.end() && !d->is_null()) {
+    if (!detail::read_document(*d, c.document, err))
+      return make_error(error_code::invalid_json, err);
+  }
   auto ms = j.find("messages");
+  if ((ms == j.end() || ms->is_null()) && !c.document.empty()) return c;
   if (ms == j.end() || !ms->is_array()) {
     return make_error(error_code::invalid_json, "conversation needs a 'messages' array");
   }
@@ -176,6 +221,13 @@ result<conversation> from_native_json(const json& j) {
       m.content = detail::content_text(*ct, where, err);
     }
     m.reasoning = detail::get_string(o, "reasoning", where, err);
+    m.reflection = detail::get_string(o, "reflection", where, err);
+    m.introspection = detail::get_string(o, "introspection", where, err);
+    if (auto fl = o.find("flags"); fl != o.end() && fl->is_array()) {
+      for (const auto& f : *fl) {
+        if (f.is_string()) m.flags.push_back(f.get<std::string>());
+      }
+    }
     if (auto tc = o.find("tool_calls"); tc != o.end() && tc->is_array()) {
       for (const auto& t : *tc) {
         if (!t.is_object()) {

@@ -29,6 +29,9 @@ json to_openai_json(const conversation& c, const openai_options& options) {
       const bool bare = m.content.empty() && (!m.tool_calls.empty() || !m.reasoning.empty());
       o["content"] = bare ? json(nullptr) : json(m.content);
       if (!m.reasoning.empty() && options.include_reasoning) o[options.reasoning_key] = m.reasoning;
+      // OpenChatML 0.1's other thought blocks stay recoverable beside reasoning_content.
+      if (!m.reflection.empty()) o["reflection"] = m.reflection;
+      if (!m.introspection.empty()) o["introspection"] = m.introspection;
       if (!m.tool_calls.empty()) {
         json calls = json::array();
         open_ids.clear();
@@ -47,9 +50,11 @@ json to_openai_json(const conversation& c, const openai_options& options) {
     } else {
       o["content"] = m.content;
     }
+    if (!m.flags.empty()) o["flags"] = m.flags;
     msgs.push_back(std::move(o));
   }
   root["messages"] = std::move(msgs);
+  if (!g.document.empty()) root["document"] = detail::write_document(g.document);
   return root;
 }
 
@@ -63,7 +68,11 @@ result<conversation> read_openai_grouped(const json& j) {
   if (auto t = j.find("tools"); t != j.end() && !t->is_null()) {
     if (!read_tools(*t, c.tools, err)) return make_error(error_code::invalid_json, err);
   }
+  if (auto d = j.find("document"); d != j.end() && !d->is_null()) {
+    if (!read_document(*d, c.document, err)) return make_error(error_code::invalid_json, err);
+  }
   auto ms = j.find("messages");
+  if ((ms == j.end() || ms->is_null()) && !c.document.empty()) return c;
   if (ms == j.end() || !ms->is_array()) {
     return make_error(error_code::invalid_json, "conversation needs a 'messages' array");
   }
@@ -80,6 +89,13 @@ result<conversation> read_openai_grouped(const json& j) {
     if (auto ct = o.find("content"); ct != o.end()) m.content = content_text(*ct, where, err);
     m.name = get_string(o, "name", where, err);
     if (m.role == role::tool) m.call_id = get_string(o, "tool_call_id", where, err);
+    m.reflection = get_string(o, "reflection", where, err);
+    m.introspection = get_string(o, "introspection", where, err);
+    if (auto fl = o.find("flags"); fl != o.end() && fl->is_array()) {
+      for (const auto& f : *fl) {
+        if (f.is_string()) m.flags.push_back(f.get<std::string>());
+      }
+    }
     if (m.role == role::assistant) {
       m.channel = "final";
       for (const char* key : {"reasoning_content", "thinking", "reasoning"}) {

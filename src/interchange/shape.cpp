@@ -25,7 +25,8 @@ void expand(const message& m, std::vector<message>& out) {
     out.push_back(std::move(a));
   }
   const bool calls = !m.tool_calls.empty();
-  if (!m.content.empty() || (!calls && m.reasoning.empty())) {
+  const bool thoughts = !m.reflection.empty() || !m.introspection.empty();
+  if (!m.content.empty() || thoughts || (!calls && m.reasoning.empty())) {
     message f = m;
     f.reasoning.clear();
     f.tool_calls.clear();
@@ -61,6 +62,7 @@ conversation split_form(const conversation& c) {
   conversation out;
   out.header = c.header;
   out.tools = c.tools;
+  out.document = c.document;
   for (const auto& m : c.messages) {
     if (m.role == role::assistant && (!m.reasoning.empty() || !m.tool_calls.empty())) {
       expand(m, out.messages);
@@ -93,6 +95,7 @@ conversation grouped_form(const conversation& c) {
   conversation out;
   out.header = c.header;
   out.tools = c.tools;
+  out.document = c.document;
   message g;
   bool open = false;
   bool has_content = false;
@@ -128,6 +131,8 @@ conversation grouped_form(const conversation& c) {
       g.content += m.content;
       has_content = true;
       if (g.name.empty()) g.name = m.name;
+      g.reflection += m.reflection;
+      g.introspection += m.introspection;
       if (m.effective_channel() == "final") {
         g.end = m.end;
         flush();

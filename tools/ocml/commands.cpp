@@ -128,9 +128,18 @@ int run_stream(const parse_args& a) {
         j["text"] = std::string(e.text);
         break;
       case event_kind::reasoning:
-        j["event"] = "reasoning";
+      case event_kind::reflection:
+      case event_kind::introspection:
+        j["event"] = e.kind == event_kind::reasoning    ? "reasoning"
+                     : e.kind == event_kind::reflection ? "reflection"
+                                                        : "introspection";
         j["offset"] = e.offset;
         j["text"] = std::string(e.text);
+        break;
+      case event_kind::document_part:
+        j["event"] = "document_part";
+        j["offset"] = e.offset;
+        j["part"] = detail::write_document({*e.part})[0];
         break;
       case event_kind::tools:
         j["event"] = "tools";

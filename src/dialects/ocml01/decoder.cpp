@@ -1,0 +1,453 @@
+// OpenChatML 0.1 streaming decoder: chats ([BOS] messages [EOS]) and documents
+// (fill-in-the-middle, multi-file).
+#include "core/emitter.hpp"
+#include "core/scan.hpp"
+#include "dialects/ocml01/ocml01.hpp"
+#include "interchange/json_util.hpp"
+#include "interchange/pyjson.hpp"
+
+namespace ocml::detail::ocml01 {
+
+namespace {
+
+std::vector<std::string> token_table(const decoder_options& o) {
+  std::vector<std::string> t = kFixedTokens;
+  t.push_back(o.bos.empty() ? std::string("\x01\x02[no-bos]") : o.bos);
+  t.push_back(o.eos.empty() ? std::string("\x01\x02[no-eos]") : o.eos);
+  return t;
+}
+
+enum class state : std::uint8_t {
+  start,
+  between,
+  role_line,
+  body,
+  thought,
+  call,
+  document,
+  done,
+};
+
+class decoder_impl final : public stream_decoder, public token_stream::handler {
+ public:
+  decoder_impl(decoder_options o, decoder::sink s)
+      : opt_(std::move(o)), ts_(token_table(opt_)), em_(opt_, std::move(s), ts_) {
+    if (opt_.completion) {
+      role_line_ = opt_.completion_role;
+      st_ = state::role_line;
+      open_body(0);
+    }
+  }
+
+  void push(std::string_view bytes) override {
+    if (!em_.failed()) ts_.push(bytes, *this);
+  }
+  void finish() override {
+    if (em_.failed()) return;
+    ts_.finish(*this);
+    const std::size_t off = ts_.consumed();
+    switch (st_) {
+      case state::start:
+        if (!lead_.empty()) start_document(lead_off_);
+        [[fallthrough]];
+      case state::document:
+        if (st_ == state::document) emit_part();
+        return;
+      case state::between:
+      case state::done:
+        return;
+      default:
+        if (!opt_.completion) {
+          em_.report(error_code::stream_truncated, em_.soft(), off,
+                     "input ended inside a message (no <|im_end|>)");
+        }
+        if (st_ == state::call) finish_call();
+        if (role_ == role::system) flush_system();
+        em_.end(end_token::unterminated, off);
+    }
+  }
+  [[nodiscard]] bool failed() const noexcept override { return em_.failed(); }
+  [[nodiscard]] std::size_t offset() const noexcept override { return ts_.consumed(); }
+  [[nodiscard]] bool stopped() const noexcept override { return em_.failed(); }
+
+  void on_text(std::string_view t, std::size_t off) override {
+    switch (st_) {
+      case state::start:
+        if (lead_.empty()) lead_off_ = off;
+        lead_.append(t);
+        if (t.find_first_not_of(" \t\r\n") != std::string_view::npos) start_document(lead_off_);
+        return;
+      case state::between:
+      case state::done:
+        for (std::size_t k = 0; k < t.size(); ++k) {
+          if (is_space(t[k]) || stray_reported_) continue;
+          stray_reported_ = true;
+          (void)em_.recoverable(error_code::stray_text, off + k, "text outside any message");
+        }
+        return;
+      case state::role_line: {
+        const auto nl = t.find('\n');
+        role_line_ += t.substr(0, nl);
+        if (role_line_.size() > opt_.limits.max_header_bytes) {
+          em_.fail(error_code::limit_exceeded, off, "header exceeds max_header_bytes");
+          return;
+        }
+        if (nl == std::string_view::npos) return;
+        if (!open_body(off + nl + 1)) return;
+        if (nl + 1 < t.size()) on_text(t.substr(nl + 1), off + nl + 1);
+        return;
+      }
+      case state::body:
+        body_text(t, off);
+        return;
+      case state::thought:
+        em_.slice(thought_kind_, t, off);
+        return;
+      case state::call:
+        buf_.append(t);
+        return;
+      case state::document:
+        doc_text(t);
+        return;
+    }
+  }
+
+  void on_token(std::size_t id, std::size_t off) override {
+    const std::size_t after = off + ts_.token_text(id).size();
+    switch (st_) {
+      case state::start:
+        if (id == bos && !seen_bos_) {
+          seen_bos_ = true;
+          return;
+        }
+        if (id == im_start) {
+          st_ = state::between;
+          on_token(id, off);
+          return;
+        }
+        start_document(lead_.empty() ? off : lead_off_);
+        on_token(id, off);
+        return;
+      case state::between:
+        if (id == im_start) {
+          role_line_.clear();
+          header_off_ = after;
+          st_ = state::role_line;
+        } else if (id == eos) {
+          st_ = state::done;
+        } else {
+          (void)em_.recoverable(error_code::unexpected_token, off,
+                                "stray " + ts_.token_text(id) + " outside a message");
+        }
+        return;
+      case state::done:
+        (void)em_.recoverable(error_code::unexpected_token, off, "text after " + opt_.eos);
+        return;
+      case state::role_line:
+        em_.fail(error_code::parse_header, off, ts_.token_text(id) + " inside a message header");
+        return;
+      case state::body:
+        body_token(id, off, after);
+        return;
+      case state::thought:
+        if (id == thought_end_) {
+          strip_nl_ = true;
+          st_ = state::body;
+        } else {
+          unexpected(id, off);
+        }
+        return;
+      case state::call:
+        finish_call();
+        st_ = state::body;
+        body_token(id, off, after);
+        return;
+      case state::document:
+        doc_token(id, off);
+        return;
+    }
+  }
+
+ private:
+  bool open_body(std::size_t body_off) {
+    body_off_ = body_off;
+    std::string_view line(role_line_);
+    const auto sp = line.find(' ');
+    const std::string_view role_word = line.substr(0, sp);
+    message m;
+    const auto r = parse_role(role_word);
+    if (!r || *r == role::developer) {
+      em_.fail(error_code::parse_header, header_off_,
+               "role '" + std::string(role_word) + "' is not system, tool, user or assistant");
+      return false;
+    }
+    m.role = *r;
+    if (sp != std::string_view::npos) {
+      const std::string_view attr = line.substr(sp + 1);
+      if (!attr.starts_with("name=") || attr.size() == 5 ||
+          attr.find_first_of(" \t\r") != std::string_view::npos) {
+        em_.fail(error_code::parse_header, header_off_ + sp + 1,
+                 "expected 'name=X' (a name without whitespace) after the role");
+        return false;
+      }
+      m.name = attr.substr(5);
+    }
+    role_ = m.role;
+    buf_.clear();
+    strip_nl_ = false;
+    output_start_ = m.role == role::tool;
+    if (role_ == role::system) {
+      sys_msg_ = std::move(m);
+    } else {
+      em_.begin(std::move(m), header_off_);
+    }
+    st_ = state::body;
+    return true;
+  }
+
+  void body_text(std::string_view t, std::size_t off) {
+    if (t.empty()) return;
+    output_start_ = false;
+    if (strip_nl_) {
+      strip_nl_ = false;
+      if (t.front() == '\n') {
+        t.remove_prefix(1);
+        ++off;
+      }
+    }
+    if (role_ == role::system) {
+      buf_.append(t);
+      return;
+    }
+    em_.text(t, off);
+  }
+
+  void body_token(std::size_t id, std::size_t off, std::size_t after) {
+    if (id == im_end) {
+      if (role_ == role::system) flush_system();
+      em_.end(end_token::end, off);
+      st_ = state::between;
+      stray_reported_ = false;
+      return;
+    }
+    if (role_ == role::system) {
+      if (id == flag_reflect || id == flag_introspect || id == flag_reason) {
+        static const char* names[] = {"reflect", "introspect", "reason"};
+        sys_msg_.flags.emplace_back(names[id - flag_reflect]);
+      } else {
+        buf_ += ts_.token_text(id);  // function lists and instructions stay verbatim
+      }
+      return;
+    }
+    if (role_ == role::assistant &&
+        (id == start_reflect || id == start_introspect || id == start_reason)) {
+      thought_end_ = id + 1;
+      thought_kind_ = id == start_reflect      ? event_kind::reflection
+                      : id == start_introspect ? event_kind::introspection
+                                               : event_kind::reasoning;
+      st_ = state::thought;
+      return;
+    }
+    if (role_ == role::assistant && id == function_call) {
+      buf_.clear();
+      call_off_ = after;
+      st_ = state::call;
+      return;
+    }
+    if (role_ == role::tool && id == function_output && output_start_) {
+      output_start_ = false;
+      strip_nl_ = true;
+      return;
+    }
+    unexpected(id, off);
+  }
+
+  void unexpected(std::size_t id, std::size_t off) {
+    if (em_.recoverable(error_code::unexpected_token, off,
+                        ts_.token_text(id) + " out of place (kept as text)")) {
+      if (st_ == state::thought) {
+        em_.slice(thought_kind_, ts_.token_text(id), off);
+      } else {
+        body_text(ts_.token_text(id), off);
+      }
+    }
+  }
+
+  void finish_call() {
+    std::string_view body(buf_);
+    if (body.starts_with('\n')) body.remove_prefix(1);
+    if (body.ends_with('\n')) body.remove_suffix(1);
+    tool_call tc;
+    try {
+      const json j = json::parse(body);
+      if (!j.is_object() || !j.contains("name") || !j["name"].is_string()) {
+        throw std::runtime_error("needs a string \"name\"");
+      }
+      tc.name = j["name"];
+      if (j.contains("arguments")) {
+        tc.arguments = j["arguments"].is_string() ? j["arguments"].get<std::string>()
+                                                  : python_json_dumps(j["arguments"]);
+      }
+    } catch (const std::exception& ex) {
+      em_.report(
+          error_code::body_constraint_violation, em_.soft(), call_off_,
+          std::string("<|function_call|> is not {\"arguments\", \"name\"} JSON: ") + ex.what());
+      tc.arguments = std::string(body);
+    }
+    em_.call(tc, call_off_);
+  }
+
+  // System messages: tools come from every function list; a list ocml generated (one
+  // JSON tool per line at the very end) is taken out of the content again.
+  void flush_system() {
+    std::vector<tool> tools;
+    std::size_t pos = 0;
+    const std::string_view tok = "<|function_list|>";
+    while ((pos = buf_.find(tok, pos)) != std::string::npos) {
+      const std::size_t start = pos + tok.size();
+      const std::size_t stop = std::min(buf_.find(tok, start), buf_.size());
+      collect_tools(std::string_view(buf_).substr(start, stop - start), tools);
+      pos = stop == buf_.size() ? stop : stop + tok.size();
+    }
+    std::string content = buf_;
+    if (!tools.empty()) {
+      const std::string block = function_list_block(tools);
+      if (content.ends_with(block)) {
+        content.resize(content.size() - block.size());
+      } else if (content == block.substr(1)) {
+        content.clear();
+      }
+      tools_ = std::move(tools);
+      em_.tools(tools_, body_off_);
+    }
+    const bool bare = sys_msg_.name.empty() && sys_msg_.flags.empty() && content.empty();
+    if (!(bare && !tools_.empty() && buf_ != content)) {
+      em_.begin(sys_msg_, header_off_);
+      em_.text(content, body_off_);
+    }
+    buf_.clear();
+  }
+
+  // Reads the JSON objects of a function list (pretty or one per line).
+  void collect_tools(std::string_view text, std::vector<tool>& out) {
+    std::size_t i = 0;
+    while (i < text.size()) {
+      i = text.find('{', i);
+      if (i == std::string_view::npos) return;
+      int depth = 0;
+      bool in_str = false;
+      std::size_t k = i;
+      for (; k < text.size(); ++k) {
+        const char c = text[k];
+        if (in_str) {
+          if (c == '\\')
+            ++k;
+          else if (c == '"')
+            in_str = false;
+        } else if (c == '"') {
+          in_str = true;
+        } else if (c == '{') {
+          ++depth;
+        } else if (c == '}' && --depth == 0) {
+          break;
+        }
+      }
+      if (k >= text.size()) return;
+      const std::string_view obj = text.substr(i, k + 1 - i);
+      if (json::accept(obj)) {
+        std::string err;
+        std::vector<tool> one;
+        json arr = json::array({json::parse(obj)});
+        if (read_tools(arr, one, err)) out.push_back(std::move(one[0]));
+      }
+      i = k + 1;
+    }
+  }
+
+  // ---- documents --------------------------------------------------------------------
+
+  void start_document(std::size_t off) {
+    st_ = state::document;
+    part_ = document_part{};
+    part_off_ = off;
+    where_ = &part_.text;
+    if (!lead_.empty()) doc_text(lead_);
+    lead_.clear();
+  }
+  void doc_text(std::string_view t) {
+    if (where_->size() + t.size() > opt_.limits.max_buffered_body_bytes) {
+      em_.fail(error_code::limit_exceeded, part_off_,
+               "document part exceeds max_buffered_body_bytes");
+      return;
+    }
+    where_->append(t);
+  }
+  void doc_token(std::size_t id, std::size_t off) {
+    const bool fim_order_ok = (id == fim_prefix && !part_.fim) ||
+                              (id == fim_middle && where_ == &part_.prefix) ||
+                              (id == fim_suffix && where_ == &part_.middle);
+    if (id == fim_prefix || id == fim_middle || id == fim_suffix) {
+      if (!fim_order_ok) {
+        if (em_.recoverable(error_code::unexpected_token, off,
+                            ts_.token_text(id) + " out of order (kept as text)")) {
+          doc_text(ts_.token_text(id));
+        }
+        return;
+      }
+      part_.fim = true;
+      where_ = id == fim_prefix ? &part_.prefix : id == fim_middle ? &part_.middle : &part_.suffix;
+      return;
+    }
+    if (id == file_sep) {
+      emit_part();
+      part_ = document_part{};
+      part_off_ = off;
+      where_ = &part_.text;
+      return;
+    }
+    if (id == eos) return;
+    if (em_.recoverable(error_code::unexpected_token, off,
+                        ts_.token_text(id) + " inside a document (kept as text)")) {
+      doc_text(ts_.token_text(id));
+    }
+  }
+  void emit_part() {
+    if (part_.fim && where_ != &part_.suffix) {
+      em_.report(error_code::stream_truncated, em_.soft(), part_off_,
+                 "fill-in-the-middle part without <|fim_middle|> and <|fim_suffix|>");
+    }
+    em_.part(part_, part_off_);
+  }
+
+  decoder_options opt_;
+  token_stream ts_;
+  emitter em_;
+  state st_ = state::start;
+  role role_ = role::user;
+  message sys_msg_;
+  std::string role_line_;
+  std::string buf_;
+  event_kind thought_kind_ = event_kind::reasoning;
+  std::string lead_;
+  std::vector<tool> tools_;
+  document_part part_;
+  std::string* where_ = nullptr;
+  std::size_t thought_end_ = 0;
+  std::size_t header_off_ = 0;
+  std::size_t body_off_ = 0;
+  std::size_t call_off_ = 0;
+  std::size_t part_off_ = 0;
+  std::size_t lead_off_ = 0;
+  bool seen_bos_ = false;
+  bool strip_nl_ = false;
+  bool output_start_ = false;
+  bool stray_reported_ = false;
+};
+
+}  // namespace
+
+std::unique_ptr<stream_decoder> make_decoder(decoder_options o, decoder::sink s) {
+  return std::make_unique<decoder_impl>(std::move(o), std::move(s));
+}
+
+}  // namespace ocml::detail::ocml01

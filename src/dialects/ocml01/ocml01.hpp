@@ -1,0 +1,50 @@
+// OpenChatML 0.1: [BOS]/[EOS], <|im_start|>role name=X, thought flags and blocks,
+// function list/call/output, fill-in-the-middle and multi-file documents.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/stream_decoder.hpp"
+#include "ocml/render.hpp"
+
+namespace ocml::detail::ocml01 {
+
+enum token_id : std::size_t {
+  im_start,
+  im_end,
+  fim_prefix,
+  fim_middle,
+  fim_suffix,
+  file_sep,
+  flag_reflect,
+  flag_introspect,
+  flag_reason,
+  start_reflect,
+  end_reflect,
+  start_introspect,
+  end_introspect,
+  start_reason,
+  end_reason,
+  function_list,
+  function_output,
+  function_call,
+  bos,
+  eos,  // configurable strings, appended at run time
+};
+inline const std::vector<std::string> kFixedTokens = {
+    "<|im_start|>",        "<|im_end|>",         "<|fim_prefix|>",  "<|fim_middle|>",
+    "<|fim_suffix|>",      "<|file_separator|>", "<|reflect|>",     "<|introspect|>",
+    "<|reason|>",          "<|start_reflect|>",  "<|end_reflect|>", "<|start_introspect|>",
+    "<|end_introspect|>",  "<|start_reason|>",   "<|end_reason|>",  "<|function_list|>",
+    "<|function_output|>", "<|function_call|>"};
+
+/// The canonical function list ocml appends to a system message: one JSON tool per line.
+[[nodiscard]] std::string function_list_block(const std::vector<tool>& tools);
+
+result<std::string> render(const conversation& c, const render_options& o,
+                           std::vector<diagnostic>* warnings);
+std::unique_ptr<stream_decoder> make_decoder(decoder_options o, decoder::sink s);
+
+}  // namespace ocml::detail::ocml01
