@@ -46,8 +46,11 @@ struct event_log {
   bool has_pending = false;
   void flush() {
     if (!has_pending) return;
-    lines.push_back((pending_reasoning ? "reasoning@" : "content@") +
-                    std::to_string(pending_offset) + " " + pending);
+    static const char* names[] = {"header", "begin",      "content",      "end",
+                                  "diag",   "reasoning",  "call",         "tools",
+                                  "part",   "reflection", "introspection"};
+    lines.push_back(std::string(names[pending_reasoning]) + "@" + std::to_string(pending_offset) +
+                    " " + pending);
     pending.clear();
     has_pending = false;
   }
