@@ -83,3 +83,62 @@ TEST(Cli, ValidateViewStreamDialectsVersion) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(Cli, ConvertReportsWhatTheTargetCannotHold) {
+  const std::string pcml = "[USR]name=\"Alice\"[SEP]Hi[/USR]\n\n[AST]Hello<end>[/AST]";
+  const auto r = run("convert --from pcml --to chatml -", pcml);
+  EXPECT_EQ(r.code, 0);
+  EXPECT_NE(r.out.find("<|im_start|>user\nHi<|im_end|>"), std::string::npos);
+  EXPECT_NE(r.err.find("warning: message 0: chatml cannot hold author names (dropped)"),
+            std::string::npos);
+  const auto s = run("convert --from pcml --to chatml --strict -", pcml);
+  EXPECT_EQ(s.code, 1);
+  EXPECT_TRUE(s.out.empty());
+}
+
+TEST(Cli, BatchModeKeepsOrderAndReportsBadLines) {
+  std::string in;
+  for (int i = 0; i < 300; ++i) {
+    in += i == 150
+              ? std::string("{broken\n")
+              : "{\"messages\":[{\"role\":\"user\",\"content\":\"m" + std::to_string(i) + "\"}]}\n";
+  }
+  const auto r = run("render -d pcml --jsonl -j 2 -", in);
+  EXPECT_EQ(r.code, 1);
+  std::istringstream out(r.out);
+  std::string line;
+  int n = 0;
+  while (std::getline(out, line)) {
+    const auto j = ocml::json::parse(line);
+    if (n == 150) {
+      EXPECT_EQ(j["line"], 151);
+      EXPECT_EQ(j["error"]["code"], "E-JSON-INPUT");
+    } else {
+      EXPECT_EQ(j["text"], "[USR]m" + std::to_string(n) + "[/USR]");
+    }
+    ++n;
+  }
+  EXPECT_EQ(n, 300);
+  EXPECT_EQ(r.err.rfind("line 151: E-JSON-INPUT", 0), 0u) << r.err;
+  // parse and convert take one JSON-encoded markup string per line.
+  const auto p = run("parse -d gabgpt --jsonl --openai -",
+                     "\"<|user|>Hi<|assistant|>Yo<|end|>\"\n{\"text\": \"<|user|>A\"}\n");
+  EXPECT_EQ(p.code, 0);
+  EXPECT_NE(p.out.find("\"content\":\"Yo\""), std::string::npos);
+  const auto c =
+      run("convert --from gabgpt --to pcml --jsonl -", "\"<|user|>Hi<|assistant|>Yo<|end|>\"\n");
+  EXPECT_EQ(c.out, "{\"text\":\"[USR]Hi[/USR]\\n\\n[AST]Yo<end>[/AST]\"}\n");
+}
+
+TEST(Cli, PrepareGabgpt) {
+  const auto r = run("prepare -d gabgpt --user \"How are you?\" -",
+                     "<|user|>Hi<|assistant|>Hello!<|end|><|user|>");
+  EXPECT_EQ(r.code, 0);
+  EXPECT_EQ(r.out, "<|user|>Hi<|assistant|>Hello!<|end|><|user|>How are you?<|assistant|>");
+  EXPECT_EQ(run("prepare -d gabgpt --think --user Q -", "").out, "<|user|>Q<|think|>");
+  EXPECT_EQ(run("prepare -d gabgpt --user \"x<|end|>\" -", "").code, 1);
+}
+
+}  // namespace

@@ -1,8 +1,11 @@
 // ocml/convert.hpp - moving conversations between the shapes and dialects ocml speaks.
 #pragma once
 
+#include <string>
+#include <string_view>
 #include <vector>
 
+#include "ocml/decoder.hpp"
 #include "ocml/dialect.hpp"
 #include "ocml/error.hpp"
 #include "ocml/model.hpp"
@@ -24,5 +27,35 @@ namespace ocml {
 
 /// Whether a dialect writes reasoning and tool calls inside messages (grouped shape).
 [[nodiscard]] bool uses_grouped_form(dialect d) noexcept;
+
+/// One warning per feature of `c` that dialect `d` cannot hold, naming the feature and
+/// the first message that uses it (E-RENDER-UNREPRESENTABLE, severity warning).
+///
+///   for (auto& w : ocml::unrepresentable_features(conv, ocml::dialect::chatml)) ...
+[[nodiscard]] std::vector<diagnostic> unrepresentable_features(const conversation& c, dialect d);
+
+/// How to convert markup from one dialect to another.
+struct convert_options {
+  dialect from = dialect::ocml_2_2;
+  dialect to = dialect::ocml_2_2;
+  /// Read the input leniently (recover from malformed model output, with warnings).
+  bool lenient = false;
+  /// Fail (errors instead of warnings) when the target cannot hold a feature of the input.
+  bool strict = false;
+};
+
+/// The outcome of convert(): the text in the target dialect (empty on failure) and every
+/// diagnostic from parsing, the feature check and rendering.
+struct convert_result {
+  std::string text;
+  std::vector<diagnostic> diagnostics;
+  [[nodiscard]] bool ok() const noexcept;
+};
+
+/// Parses `text` in `from` and renders it in `to`; what `to` cannot represent is reported
+/// (never dropped silently).
+///
+///   auto r = ocml::convert(pcml_text, {.from = ocml::dialect::pcml, .to = ocml::dialect::chatml});
+[[nodiscard]] convert_result convert(std::string_view text, const convert_options& options);
 
 }  // namespace ocml

@@ -1,10 +1,14 @@
 #include "commands.hpp"
 
 #include <algorithm>
+#include <fstream>
+#include <functional>
 #include <iostream>
 
+#include "batch.hpp"
 #include "interchange/json_util.hpp"
 #include "io.hpp"
+#include "ocml/convert.hpp"
 #include "ocml/display.hpp"
 #include "ocml/gabgpt.hpp"
 #include "ocml/harmony.hpp"
@@ -50,19 +54,21 @@ json message_header_json(const message& m) {
 
 }  // namespace
 
-int run_render(const render_args& a) {
-  input in;
-  if (!open_input(in, a.file)) return 1;
-  auto j = parse_json_text(in.bytes());
+namespace {
+
+// Renders one JSON conversation; the text, or the diagnostics that explain why not.
+line_result render_one(const render_args& a, std::string_view input) {
+  line_result r;
+  auto j = parse_json_text(input);
   if (!j) {
-    print_diag(j.error());
-    return 1;
+    r.diagnostics.push_back(j.error());
+    return r;
   }
   const json_format format = a.format == json_format::automatic ? detect_json_format(*j) : a.format;
   auto conv = from_json(*j, format);
   if (!conv) {
-    print_diag(conv.error());
-    return 1;
+    r.diagnostics.push_back(conv.error());
+    return r;
   }
   if (a.dialect == dialect::harmony && format == json_format::openai) {
     // OpenAI chat JSON carries no harmony system message: build gpt-oss's preamble.
@@ -77,18 +83,63 @@ int run_render(const render_args& a) {
   o.add_generation_prompt = a.add_generation_prompt;
   o.training = a.training;
   o.drop_analysis = a.dialect == dialect::harmony && !a.keep_analysis;
-  std::vector<diagnostic> warnings;
-  auto text = render(*conv, o, &warnings);
-  for (const auto& w : warnings) print_diag(w);
+  auto text = render(*conv, o, &r.diagnostics);
   if (!text) {
-    print_diag(text.error());
+    r.diagnostics.push_back(text.error());
+    return r;
+  }
+  r.output = std::move(*text);
+  return r;
+}
+
+int batch(const batch_args& b, const std::string& file,
+          const std::function<line_result(std::string_view)>& fn) {
+  if (file == "-" || file.empty()) return run_lines(std::cin, std::cout, std::cerr, b.jobs, fn);
+  std::ifstream in(file, std::ios::binary);
+  if (!in) {
+    std::cerr << "E-IO 0:0 " << file << ": cannot open\n";
     return 1;
   }
-  std::cout << *text;
-  return 0;
+  return run_lines(in, std::cout, std::cerr, b.jobs, fn);
+}
+
+}  // namespace
+
+int run_render(const render_args& a) {
+  if (a.batch.jsonl) {
+    return batch(a.batch, a.file, [&a](std::string_view line) {
+      line_result r = render_one(a, line);
+      if (!r.output.empty() || r.diagnostics.empty())
+        r.output = dump_json(json{{"text", r.output}});
+      return r;
+    });
+  }
+  input in;
+  if (!open_input(in, a.file)) return 1;
+  const line_result r = render_one(a, in.bytes());
+  for (const auto& d : r.diagnostics) print_diag(d);
+  if (!any_error(r.diagnostics)) std::cout << r.output;
+  return any_error(r.diagnostics) ? 1 : 0;
 }
 
 int run_parse(const parse_args& a) {
+  const openai_options oo{
+      .reasoning_key = a.decoder.dialect == dialect::ocml_2_0 ? "thinking" : "reasoning_content"};
+  if (a.batch.jsonl) {
+    return batch(a.batch, a.file, [&](std::string_view line) {
+      line_result r;
+      auto text = markup_of_line(line);
+      if (!text) {
+        r.diagnostics.push_back(text.error());
+        return r;
+      }
+      parse_result p = parse(*text, a.decoder);
+      r.diagnostics = std::move(p.diagnostics);
+      r.output =
+          dump_json(a.openai ? to_openai_json(p.conversation, oo) : to_native_json(p.conversation));
+      return r;
+    });
+  }
   input in;
   if (!open_input(in, a.file)) return 1;
   collector c;
@@ -227,6 +278,31 @@ int run_prepare(const prepare_args& a) {
     return 1;
   }
   std::cout << *prompt;
+  return 0;
+}
+
+int run_convert(const convert_args& a) {
+  const convert_options o{.from = a.from, .to = a.to, .lenient = a.lenient, .strict = a.strict};
+  if (a.batch.jsonl) {
+    return batch(a.batch, a.file, [&o](std::string_view line) {
+      line_result r;
+      auto text = markup_of_line(line);
+      if (!text) {
+        r.diagnostics.push_back(text.error());
+        return r;
+      }
+      convert_result c = convert(*text, o);
+      r.diagnostics = std::move(c.diagnostics);
+      r.output = dump_json(json{{"text", c.text}});
+      return r;
+    });
+  }
+  input in;
+  if (!open_input(in, a.file)) return 1;
+  const convert_result c = convert(in.bytes(), o);
+  for (const auto& d : c.diagnostics) print_diag(d);
+  if (!c.ok()) return 1;
+  std::cout << c.text;
   return 0;
 }
 

@@ -11,6 +11,12 @@
 
 namespace ocml::cli {
 
+/// Batch mode shared by render, parse and convert.
+struct batch_args {
+  bool jsonl = false;
+  unsigned jobs = 1;
+};
+
 struct render_args {
   ocml::dialect dialect = dialect::ocml_2_2;
   json_format format = json_format::automatic;
@@ -20,6 +26,7 @@ struct render_args {
   std::string reasoning_effort = "medium";  ///< harmony prompt from OpenAI JSON
   std::string current_date;                 ///< harmony prompt from OpenAI JSON
   std::string file = "-";
+  batch_args batch;
 };
 
 struct parse_args {
@@ -27,6 +34,16 @@ struct parse_args {
   bool openai = false;
   std::size_t chunk = 0;  ///< 0 = all at once
   std::string file = "-";
+  batch_args batch;
+};
+
+struct convert_args {
+  ocml::dialect from = dialect::ocml_2_2;
+  ocml::dialect to = dialect::ocml_2_2;
+  bool lenient = false;
+  bool strict = false;
+  std::string file = "-";
+  batch_args batch;
 };
 
 struct view_args {
@@ -49,5 +66,6 @@ struct prepare_args {
 
 int run_dialects();
 int run_prepare(const prepare_args& a);
+int run_convert(const convert_args& a);
 
 }  // namespace ocml::cli

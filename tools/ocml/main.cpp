@@ -22,6 +22,25 @@ void add_dialect(CLI::App* app, ocml::dialect& d) {
       ->required();
 }
 
+void add_batch_flags(CLI::App* app, ocml::cli::batch_args& b) {
+  app->add_flag("--jsonl", b.jsonl, "batch: one item per input line, one result per output line");
+  app->add_option("-j,--jobs", b.jobs, "batch: worker threads (output stays in input order)")
+      ->check(CLI::Range(1u, 256u));
+}
+
+void add_dialect_option(CLI::App* app, const std::string& name, ocml::dialect& d,
+                        const std::string& help) {
+  app->add_option_function<std::string>(
+         name,
+         [&d, name](const std::string& s) {
+           auto p = ocml::parse_dialect(s);
+           if (!p) throw CLI::ValidationError(name, "unknown dialect '" + s + "'");
+           d = *p;
+         },
+         help)
+      ->required();
+}
+
 void add_decoder_flags(CLI::App* app, ocml::decoder_options& o) {
   app->add_flag("--lenient", o.lenient, "recover from malformed model output (warnings)");
   app->add_flag("--completion", o.completion,
@@ -56,6 +75,7 @@ int main(int argc, char** argv) {
   render->add_option("--current-date", ra.current_date,
                      "harmony from OpenAI JSON: the system message's current date");
   render->add_option("file", ra.file, "input file, - for stdin");
+  add_batch_flags(render, ra.batch);
 
   ocml::cli::parse_args pa;
   auto* parse = app.add_subcommand("parse", "parse markup to JSON");
@@ -69,6 +89,7 @@ int main(int argc, char** argv) {
   parse->add_option("--chunk", pa.chunk, "feed the decoder N bytes at a time")
       ->check(CLI::PositiveNumber);
   parse->add_option("file", pa.file, "input file, - for stdin");
+  add_batch_flags(parse, pa.batch);
 
   ocml::cli::parse_args sa;
   auto* stream = app.add_subcommand("stream", "decoder events as JSON lines");
@@ -99,6 +120,15 @@ int main(int argc, char** argv) {
   prep->add_option("--user", pr.user, "the new user message")->required();
   prep->add_option("log", pr.file, "chat log file (default: standard input)");
 
+  ocml::cli::convert_args ca;
+  auto* conv = app.add_subcommand("convert", "convert markup from one dialect to another");
+  add_dialect_option(conv, "--from", ca.from, "input dialect");
+  add_dialect_option(conv, "--to", ca.to, "output dialect");
+  conv->add_flag("--lenient", ca.lenient, "read malformed input leniently");
+  conv->add_flag("--strict", ca.strict, "fail when the target cannot hold a feature");
+  conv->add_option("file", ca.file, "input file, - for stdin");
+  add_batch_flags(conv, ca.batch);
+
   auto* list = app.add_subcommand("dialects", "list the dialects");
 
   try {
@@ -117,6 +147,7 @@ int main(int argc, char** argv) {
     if (*validate) return ocml::cli::run_validate(vo, vfiles);
     if (*view) return ocml::cli::run_view(wa);
     if (*prep) return ocml::cli::run_prepare(pr);
+    if (*conv) return ocml::cli::run_convert(ca);
     if (*list) return ocml::cli::run_dialects();
   } catch (const std::exception& e) {
     std::cerr << "E-IO 0:0 internal error: " << e.what() << '\n';

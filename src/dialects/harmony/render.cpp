@@ -21,6 +21,18 @@ result<std::string> render_harmony(const conversation& c, const render_options& 
       for (std::size_t b = k; name.empty() && !m.call_id.empty() && b-- > 0;) {
         if (msgs[b]->call_id == m.call_id && !msgs[b]->recipient.empty()) name = msgs[b]->recipient;
       }
+      if (name.empty() && m.call_id.empty()) {
+        // Dialects without call ids answer calls in order: count the replies since the
+        // last run of calls and take the matching call.
+        std::size_t replies = 0;
+        std::size_t b = k;
+        while (b > 0 && msgs[b - 1]->role == role::tool) --b, ++replies;
+        std::size_t first = b;
+        while (first > 0 && msgs[first - 1]->role == role::assistant &&
+               !msgs[first - 1]->recipient.empty())
+          --first;
+        if (first + replies < b) name = msgs[first + replies]->recipient;
+      }
       if (name.empty()) {
         return make_error(error_code::unrepresentable,
                           "message " + std::to_string(k) + ": a harmony tool message needs a name");

@@ -15,9 +15,9 @@
 #include "core/document_header.hpp"
 #include "core/line_tracker.hpp"
 #include "core/scan.hpp"
+#include "core/stream_decoder.hpp"
 #include "core/utf8.hpp"
 #include "dialects/openchatml/header_parser.hpp"
-#include "core/stream_decoder.hpp"
 #include "ocml/decoder.hpp"
 
 namespace ocml {
