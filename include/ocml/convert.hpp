@@ -25,6 +25,10 @@ namespace ocml {
 ///   auto g = ocml::grouped_form(parsed_harmony);  // ready for PCML or ChatML
 [[nodiscard]] conversation grouped_form(const conversation& c);
 
+/// `c` itself when it is already in the grouped shape, else grouped_form(c) kept in
+/// `storage` (saves a copy on the hot path).
+[[nodiscard]] const conversation& as_grouped(const conversation& c, conversation& storage);
+
 /// Whether a dialect writes reasoning and tool calls inside messages (grouped shape).
 [[nodiscard]] bool uses_grouped_form(dialect d) noexcept;
 

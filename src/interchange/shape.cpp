@@ -79,12 +79,25 @@ conversation split_form(const conversation& c) {
   return out;
 }
 
-conversation grouped_form(const conversation& c) {
-  // Already grouped (nothing written the 2.x way): keep it exactly, channels aside.
-  const bool grouped = std::all_of(c.messages.begin(), c.messages.end(), [](const message& m) {
+namespace {
+bool is_grouped(const conversation& c) {
+  return std::all_of(c.messages.begin(), c.messages.end(), [](const message& m) {
     return m.role != role::assistant || (m.recipient.empty() && m.effective_channel() == "final");
   });
-  if (grouped) {
+}
+}  // namespace
+
+const conversation& as_grouped(const conversation& c, conversation& storage) {
+  const bool clean = std::all_of(c.messages.begin(), c.messages.end(),
+                                 [](const message& m) { return m.channel.empty(); });
+  if (clean && is_grouped(c)) return c;
+  storage = grouped_form(c);
+  return storage;
+}
+
+conversation grouped_form(const conversation& c) {
+  // Already grouped (nothing written the 2.x way): keep it exactly, channels aside.
+  if (is_grouped(c)) {
     conversation out = c;
     for (auto& m : out.messages) {
       if (m.channel == "final" || m.role != role::assistant) m.channel.clear();

@@ -48,29 +48,31 @@ int run_lines(std::istream& in, std::ostream& out, std::ostream& err, unsigned j
     for (unsigned t = 1; t < jobs && t < lines.size(); ++t) pool.emplace_back(work);
     work();
     for (auto& t : pool) t.join();
+    std::string block;  // one write per block
+    std::string errors;
     for (std::size_t i = 0; i < results.size(); ++i) {
       const std::size_t n = first_line + i;
-      bool failed = false;
+      const diagnostic* failure = nullptr;
       for (const auto& d : results[i].diagnostics) {
-        err << "line " << n << ": " << d.to_string() << '\n';
-        if (d.level == severity::error) failed = true;
+        errors += "line " + std::to_string(n) + ": " + d.to_string() + "\n";
+        if (d.level == severity::error && failure == nullptr) failure = &d;
       }
-      if (failed) {
+      if (failure != nullptr) {
         rc = 1;
-        const diagnostic& d =
-            *std::find_if(results[i].diagnostics.begin(), results[i].diagnostics.end(),
-                          [](const diagnostic& x) { return x.level == severity::error; });
         json e = {{"line", n},
                   {"error",
-                   {{"code", std::string(error_name(d.code))},
-                    {"message", d.message},
-                    {"line", d.line},
-                    {"column", d.column}}}};
-        out << dump_json(e) << '\n';
+                   {{"code", std::string(error_name(failure->code))},
+                    {"message", failure->message},
+                    {"line", failure->line},
+                    {"column", failure->column}}}};
+        block += dump_json(e);
       } else {
-        out << results[i].output << '\n';
+        block += results[i].output;
       }
+      block.push_back('\n');
     }
+    err << errors;
+    out.write(block.data(), static_cast<std::streamsize>(block.size()));
     first_line += lines.size();
   }
   return rc;

@@ -7,6 +7,7 @@
 
 #include "batch.hpp"
 #include "interchange/json_util.hpp"
+#include "interchange/simd_json.hpp"
 #include "io.hpp"
 #include "ocml/convert.hpp"
 #include "ocml/display.hpp"
@@ -59,16 +60,28 @@ namespace {
 // Renders one JSON conversation; the text, or the diagnostics that explain why not.
 line_result render_one(const render_args& a, std::string_view input) {
   line_result r;
-  auto j = parse_json_text(input);
-  if (!j) {
-    r.diagnostics.push_back(j.error());
-    return r;
+  // Hot path: plain OpenAI JSON read with simdjson straight into the grouped shape.
+  json_format format = a.format;
+  result<conversation> conv = make_error(error_code::invalid_json, "");
+  if (a.format == json_format::automatic || a.format == json_format::openai) {
+    conv = detail::read_openai_text(input);
+    if (conv.ok()) {
+      format = json_format::openai;
+      if (!uses_grouped_form(a.dialect)) *conv = split_form(*conv);
+    }
   }
-  const json_format format = a.format == json_format::automatic ? detect_json_format(*j) : a.format;
-  auto conv = from_json(*j, format);
-  if (!conv) {
-    r.diagnostics.push_back(conv.error());
-    return r;
+  if (!conv.ok()) {
+    auto j = parse_json_text(input);
+    if (!j) {
+      r.diagnostics.push_back(j.error());
+      return r;
+    }
+    if (format == json_format::automatic) format = detect_json_format(*j);
+    conv = from_json(*j, format);
+    if (!conv) {
+      r.diagnostics.push_back(conv.error());
+      return r;
+    }
   }
   if (a.dialect == dialect::harmony && format == json_format::openai) {
     // OpenAI chat JSON carries no harmony system message: build gpt-oss's preamble.
@@ -92,6 +105,15 @@ line_result render_one(const render_args& a, std::string_view input) {
   return r;
 }
 
+// {"text": ...} for a batch output line, without building a JSON tree.
+std::string text_line(std::string_view text) {
+  std::string out = "{\"text\":";
+  out.reserve(text.size() + 16);
+  detail::append_json_string(out, text);
+  out.push_back('}');
+  return out;
+}
+
 int batch(const batch_args& b, const std::string& file,
           const std::function<line_result(std::string_view)>& fn) {
   if (file == "-" || file.empty()) return run_lines(std::cin, std::cout, std::cerr, b.jobs, fn);
@@ -109,8 +131,7 @@ int run_render(const render_args& a) {
   if (a.batch.jsonl) {
     return batch(a.batch, a.file, [&a](std::string_view line) {
       line_result r = render_one(a, line);
-      if (!r.output.empty() || r.diagnostics.empty())
-        r.output = dump_json(json{{"text", r.output}});
+      r.output = text_line(r.output);
       return r;
     });
   }
@@ -293,7 +314,7 @@ int run_convert(const convert_args& a) {
       }
       convert_result c = convert(*text, o);
       r.diagnostics = std::move(c.diagnostics);
-      r.output = dump_json(json{{"text", c.text}});
+      r.output = text_line(c.text);
       return r;
     });
   }

@@ -4,6 +4,7 @@
 
 #include "dialects/chatml/chatml.hpp"
 #include "interchange/pyjson.hpp"
+#include "interchange/simd_json.hpp"
 #include "ocml/convert.hpp"
 
 namespace ocml::detail::chatml {
@@ -19,18 +20,21 @@ json tool_object(const tool& t) {
   return json{{"type", "function"}, {"function", f}};
 }
 
-// ChatML has no escape: content that spells its markup cannot be written.
+// ChatML has no escape: content that spells its markup cannot be written. One pass over
+// the '<' bytes of the content.
 std::string forged(const message& m, std::size_t i) {
-  std::vector<std::string_view> banned = {"<|im_start|>", "<|im_end|>"};
-  if (m.role == role::assistant) {
-    banned.insert(banned.end(), {"<tool_call>", "</tool_call>"});
-  } else if (m.role != role::system) {
-    banned.insert(banned.end(), {"<tool_response>", "</tool_response>"});
-  }
-  for (auto b : banned) {
-    if (m.content.find(b) != std::string::npos) {
-      return "message " + std::to_string(i) + ": content contains '" + std::string(b) +
-             "', which ChatML cannot escape";
+  const bool tool_tags = m.role == role::assistant;
+  const bool response_tags = m.role != role::assistant && m.role != role::system;
+  std::string_view c(m.content);
+  for (std::size_t p = c.find('<'); p != std::string_view::npos; p = c.find('<', p + 1)) {
+    const std::string_view rest = c.substr(p);
+    for (std::size_t k = 0; k < kTokens.size(); ++k) {
+      const bool banned = k <= im_end || (tool_tags && (k == call_open || k == call_close)) ||
+                          (response_tags && (k == resp_open || k == resp_close));
+      if (banned && rest.starts_with(kTokens[k])) {
+        return "message " + std::to_string(i) + ": content contains '" + kTokens[k] +
+               "', which ChatML cannot escape";
+      }
     }
   }
   if (m.role == role::system && m.content.ends_with(kToolsTail)) {
@@ -50,7 +54,8 @@ void warn(std::vector<diagnostic>* w, std::string text) {
 
 result<std::string> render(const conversation& c0, const render_options& o,
                            std::vector<diagnostic>* warnings) {
-  const conversation c = grouped_form(c0);
+  conversation storage;
+  const conversation& c = as_grouped(c0, storage);
   const auto& ms = c.messages;
   std::string out;
   const bool first_system = !ms.empty() && ms[0].role == role::system;
@@ -111,9 +116,7 @@ result<std::string> render(const conversation& c0, const render_options& o,
             out += "\n<tool_call>\n{\"name\": \"";
             out += tc.name;
             out += "\", \"arguments\": ";
-            if (json::accept(tc.arguments)) {
-              python_json_dumps(json::parse(tc.arguments), out);
-            } else {
+            if (!python_dumps_text(tc.arguments, out)) {
               warn(warnings, "message " + std::to_string(i) + ": arguments of '" + tc.name +
                                  "' are not JSON (written as a JSON string)");
               python_json_dumps(json(tc.arguments), out);

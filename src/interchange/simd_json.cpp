@@ -1,0 +1,251 @@
+#include "interchange/simd_json.hpp"
+
+#include <simdjson.h>
+
+#include <cstdio>
+
+#include "interchange/pyjson.hpp"
+#include "ocml/json.hpp"
+
+namespace ocml::detail {
+
+namespace {
+
+simdjson::dom::parser& thread_parser() {
+  thread_local simdjson::dom::parser parser;
+  return parser;
+}
+
+json to_nlohmann(simdjson::dom::element e) {
+  switch (e.type()) {
+    case simdjson::dom::element_type::OBJECT: {
+      json o = json::object();
+      for (auto field : simdjson::dom::object(e))
+        o[std::string(field.key)] = to_nlohmann(field.value);
+      return o;
+    }
+    case simdjson::dom::element_type::ARRAY: {
+      json a = json::array();
+      for (auto v : simdjson::dom::array(e)) a.push_back(to_nlohmann(v));
+      return a;
+    }
+    case simdjson::dom::element_type::STRING:
+      return std::string(std::string_view(e));
+    case simdjson::dom::element_type::INT64:
+      return std::int64_t(e);
+    case simdjson::dom::element_type::UINT64:
+      return std::uint64_t(e);
+    case simdjson::dom::element_type::DOUBLE:
+      return double(e);
+    case simdjson::dom::element_type::BOOL:
+      return bool(e);
+    default:
+      return nullptr;
+  }
+}
+
+void py_dumps(simdjson::dom::element e, std::string& out) {
+  switch (e.type()) {
+    case simdjson::dom::element_type::OBJECT: {
+      out.push_back('{');
+      bool first = true;
+      for (auto field : simdjson::dom::object(e)) {
+        if (!first) out += ", ";
+        first = false;
+        python_json_dumps(json(std::string(field.key)), out);
+        out += ": ";
+        py_dumps(field.value, out);
+      }
+      out.push_back('}');
+      break;
+    }
+    case simdjson::dom::element_type::ARRAY: {
+      out.push_back('[');
+      bool first = true;
+      for (auto v : simdjson::dom::array(e)) {
+        if (!first) out += ", ";
+        first = false;
+        py_dumps(v, out);
+      }
+      out.push_back(']');
+      break;
+    }
+    case simdjson::dom::element_type::STRING:
+      python_json_dumps(json(std::string(std::string_view(e))), out);
+      break;
+    case simdjson::dom::element_type::INT64:
+      out += std::to_string(std::int64_t(e));
+      break;
+    case simdjson::dom::element_type::UINT64:
+      out += std::to_string(std::uint64_t(e));
+      break;
+    case simdjson::dom::element_type::DOUBLE:
+      out += python_float_repr(double(e));
+      break;
+    case simdjson::dom::element_type::BOOL:
+      out += bool(e) ? "true" : "false";
+      break;
+    default:
+      out += "null";
+      break;
+  }
+}
+
+// Text of a content value: a string, or a list of text parts.
+bool content_of(simdjson::dom::element v, std::string& out) {
+  if (v.is_null()) return true;
+  if (v.is_string()) {
+    out = std::string(std::string_view(v));
+    return true;
+  }
+  if (!v.is_array()) return false;
+  for (auto part : simdjson::dom::array(v)) {
+    if (part.is_string()) {
+      out += std::string_view(part);
+    } else {
+      std::string_view t;
+      if (part["text"].get(t) != simdjson::SUCCESS) return false;
+      out += t;
+    }
+  }
+  return true;
+}
+
+std::string str(simdjson::dom::element obj, const char* key) {
+  std::string_view v;
+  if (obj[key].get(v) == simdjson::SUCCESS) return std::string(v);
+  return {};
+}
+
+}  // namespace
+
+result<conversation> read_openai_text(std::string_view text) {
+  const auto fail = [] {
+    return make_error(error_code::invalid_json, "not handled by the fast path");
+  };
+  simdjson::dom::element doc;
+  if (thread_parser().parse(text.data(), text.size(), true).get(doc) != simdjson::SUCCESS)
+    return fail();
+  simdjson::dom::array msgs;
+  if (doc.is_array()) {
+    msgs = simdjson::dom::array(doc);
+  } else if (doc["messages"].get(msgs) != simdjson::SUCCESS) {
+    return fail();
+  }
+  conversation c;
+  simdjson::dom::array tools;
+  if (doc.is_object() && doc["tools"].get(tools) == simdjson::SUCCESS) {
+    for (auto t : tools) {
+      simdjson::dom::element f = t;
+      simdjson::dom::element inner;
+      if (t["function"].get(inner) == simdjson::SUCCESS) f = inner;
+      tool x;
+      x.name = str(f, "name");
+      x.description = str(f, "description");
+      simdjson::dom::element params;
+      if (f["parameters"].get(params) == simdjson::SUCCESS) x.parameters = to_nlohmann(params);
+      x.source = to_nlohmann(t);
+      if (x.name.empty()) return fail();
+      c.tools.push_back(std::move(x));
+    }
+  }
+  for (auto m : msgs) {
+    if (!m.is_object()) return fail();
+    // Anything beyond the plain OpenAI keys goes the general way.
+    for (auto field : simdjson::dom::object(m)) {
+      const std::string_view k = field.key;
+      if (k != "role" && k != "content" && k != "name" && k != "tool_calls" &&
+          k != "tool_call_id" && k != "reasoning_content") {
+        return fail();
+      }
+    }
+    message x;
+    const auto r = parse_role(str(m, "role"));
+    if (!r) return fail();
+    x.role = *r;
+    simdjson::dom::element content;
+    if (m["content"].get(content) == simdjson::SUCCESS && !content_of(content, x.content))
+      return fail();
+    x.name = str(m, "name");
+    if (x.role == role::tool) x.call_id = str(m, "tool_call_id");
+    if (x.role == role::assistant) {
+      x.reasoning = str(m, "reasoning_content");
+      simdjson::dom::array calls;
+      if (m["tool_calls"].get(calls) == simdjson::SUCCESS) {
+        for (auto tc : calls) {
+          simdjson::dom::element f;
+          if (tc["function"].get(f) != simdjson::SUCCESS) return fail();
+          tool_call y;
+          y.id = str(tc, "id");
+          y.name = str(f, "name");
+          simdjson::dom::element args;
+          if (f["arguments"].get(args) == simdjson::SUCCESS) {
+            if (args.is_string()) {
+              y.arguments = std::string(std::string_view(args));
+            } else {
+              y.arguments = simdjson::minify(args);
+            }
+          }
+          x.tool_calls.push_back(std::move(y));
+        }
+      }
+    }
+    c.messages.push_back(std::move(x));
+  }
+  return c;
+}
+
+bool python_dumps_text(std::string_view text, std::string& out) {
+  simdjson::dom::element doc;
+  if (thread_parser().parse(text.data(), text.size(), true).get(doc) != simdjson::SUCCESS)
+    return false;
+  py_dumps(doc, out);
+  return true;
+}
+
+void append_json_string(std::string& out, std::string_view s) {
+  if (!simdjson::validate_utf8(s.data(), s.size())) {
+    out += dump_json(json(std::string(s)));
+    return;
+  }
+  out.push_back('"');
+  std::size_t done = 0;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    if (c >= 0x20 && c != '"' && c != '\\') continue;
+    out.append(s.data() + done, i - done);
+    done = i + 1;
+    switch (c) {
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      case '\b':
+        out += "\\b";
+        break;
+      case '\f':
+        out += "\\f";
+        break;
+      default: {
+        char b[8];
+        std::snprintf(b, sizeof b, "\\u%04x", c);
+        out += b;
+      }
+    }
+  }
+  out.append(s.data() + done, s.size() - done);
+  out.push_back('"');
+}
+
+}  // namespace ocml::detail

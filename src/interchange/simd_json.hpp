@@ -1,0 +1,25 @@
+// Hot-path JSON helpers on simdjson (measured: nlohmann's parser and serializer were 70%
+// of `ocml render --jsonl`; see docs/BENCHMARKS.md).
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "ocml/error.hpp"
+#include "ocml/model.hpp"
+
+namespace ocml::detail {
+
+/// Reads OpenAI chat JSON text straight into the grouped shape (one message per OpenAI
+/// message). Returns nullopt-like error `invalid_json` when simdjson rejects the text or
+/// it is not OpenAI-shaped; callers fall back to the general path then.
+[[nodiscard]] result<conversation> read_openai_text(std::string_view text);
+
+/// Python's json.dumps(json.loads(text), ensure_ascii=False) for JSON text; false if the
+/// text is not JSON.
+[[nodiscard]] bool python_dumps_text(std::string_view text, std::string& out);
+
+/// Appends `s` as a JSON string literal (compact, non-ASCII raw, invalid UTF-8 as U+FFFD).
+void append_json_string(std::string& out, std::string_view s);
+
+}  // namespace ocml::detail
