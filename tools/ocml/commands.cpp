@@ -65,8 +65,14 @@ line_result render_one(const render_args& a, std::string_view input) {
   result<conversation> conv = make_error(error_code::invalid_json, "");
   if (a.format == json_format::automatic || a.format == json_format::openai) {
     conv = detail::read_openai_text(input);
+    if (conv.ok() && format == json_format::automatic) {
+      // As detect_json_format: plain role/content JSON is native unless OpenAI keys appear.
+      const bool openai_keys = std::any_of(conv->messages.begin(), conv->messages.end(), [](const message& m) {
+        return !m.tool_calls.empty() || !m.reasoning.empty() || (m.role == role::tool && !m.call_id.empty());
+      });
+      format = openai_keys ? json_format::openai : json_format::native;
+    }
     if (conv.ok()) {
-      format = json_format::openai;
       if (!uses_grouped_form(a.dialect)) *conv = split_form(*conv);
     }
   }
