@@ -65,6 +65,22 @@ TEST(ChatmlReference, ByteIdenticalToQwen25TemplateOnSeededCorpus) {
   }
   EXPECT_EQ(i, convs.size());
   EXPECT_EQ(differences, 0u);
+
+  // The batch tool takes a one-pass path (simdjson straight to ChatML): it must give the
+  // same bytes as the library path checked above.
+  const std::string batch = std::string(OCML_CLI_PATH) + " render -d chatml --jsonl -j 2 " +
+                            (dir / "in.jsonl").string() + " > " + (dir / "batch.jsonl").string() +
+                            " 2>/dev/null";
+  ASSERT_EQ(std::system(batch.c_str()), 0);
+  std::ifstream batch_out(dir / "batch.jsonl");
+  std::size_t k = 0;
+  while (std::getline(batch_out, line)) {
+    auto conv = ocml::from_openai_json(convs[k]);
+    auto text = ocml::render(*conv, {.dialect = ocml::dialect::chatml});
+    ASSERT_EQ(json::parse(line)["text"].get<std::string>(), *text) << "line " << k + 1;
+    ++k;
+  }
+  EXPECT_EQ(k, convs.size());
   fs::remove_all(dir);
 }
 

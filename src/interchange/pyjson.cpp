@@ -43,11 +43,14 @@ std::string python_float_repr(double d) {
   return out;
 }
 
-namespace {
-
-void dump_string(const std::string& s, std::string& out) {
+void python_json_string(std::string_view s, std::string& out) {
   out.push_back('"');
-  for (unsigned char c : s) {
+  std::size_t done = 0;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    if (c >= 0x20 && c != '"' && c != '\\') continue;
+    out.append(s.data() + done, i - done);
+    done = i + 1;
     switch (c) {
       case '"':
         out += "\\\"";
@@ -70,20 +73,16 @@ void dump_string(const std::string& s, std::string& out) {
       case '\f':
         out += "\\f";
         break;
-      default:
-        if (c < 0x20) {
-          char b[8];
-          std::snprintf(b, sizeof b, "\\u%04x", c);
-          out += b;
-        } else {
-          out.push_back(static_cast<char>(c));
-        }
+      default: {
+        char b[8];
+        std::snprintf(b, sizeof b, "\\u%04x", c);
+        out += b;
+      }
     }
   }
+  out.append(s.data() + done, s.size() - done);
   out.push_back('"');
 }
-
-}  // namespace
 
 void python_json_dumps(const json& j, std::string& out) {
   switch (j.type()) {
@@ -93,7 +92,7 @@ void python_json_dumps(const json& j, std::string& out) {
       for (const auto& [k, v] : j.items()) {
         if (!first) out += ", ";
         first = false;
-        dump_string(k, out);
+        python_json_string(k, out);
         out += ": ";
         python_json_dumps(v, out);
       }
@@ -112,7 +111,7 @@ void python_json_dumps(const json& j, std::string& out) {
       break;
     }
     case json::value_t::string:
-      dump_string(j.get_ref<const std::string&>(), out);
+      python_json_string(j.get_ref<const std::string&>(), out);
       break;
     case json::value_t::boolean:
       out += j.get<bool>() ? "true" : "false";

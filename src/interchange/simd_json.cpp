@@ -4,6 +4,10 @@
 
 #include <cstdio>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 #include "interchange/pyjson.hpp"
 #include "ocml/json.hpp"
 
@@ -12,6 +16,13 @@ namespace ocml::detail {
 namespace {
 
 simdjson::dom::parser& thread_parser() {
+  thread_local simdjson::dom::parser parser;
+  return parser;
+}
+
+// A second parser for JSON nested in strings (tool arguments), so parsing them does not
+// invalidate the document being read.
+simdjson::dom::parser& nested_parser() {
   thread_local simdjson::dom::parser parser;
   return parser;
 }
@@ -44,6 +55,8 @@ json to_nlohmann(simdjson::dom::element e) {
   }
 }
 
+}  // namespace
+
 void py_dumps(simdjson::dom::element e, std::string& out) {
   switch (e.type()) {
     case simdjson::dom::element_type::OBJECT: {
@@ -52,7 +65,7 @@ void py_dumps(simdjson::dom::element e, std::string& out) {
       for (auto field : simdjson::dom::object(e)) {
         if (!first) out += ", ";
         first = false;
-        python_json_dumps(json(std::string(field.key)), out);
+        python_json_string(field.key, out);
         out += ": ";
         py_dumps(field.value, out);
       }
@@ -71,7 +84,7 @@ void py_dumps(simdjson::dom::element e, std::string& out) {
       break;
     }
     case simdjson::dom::element_type::STRING:
-      python_json_dumps(json(std::string(std::string_view(e))), out);
+      python_json_string(std::string_view(e), out);
       break;
     case simdjson::dom::element_type::INT64:
       out += std::to_string(std::int64_t(e));
@@ -90,6 +103,8 @@ void py_dumps(simdjson::dom::element e, std::string& out) {
       break;
   }
 }
+
+namespace {
 
 // Text of a content value: a string, or a list of text parts.
 bool content_of(simdjson::dom::element v, std::string& out) {
@@ -118,6 +133,10 @@ std::string str(simdjson::dom::element obj, const char* key) {
 }
 
 }  // namespace
+
+simdjson::dom::parser& document_parser() {
+  return thread_parser();
+}
 
 result<conversation> read_openai_text(std::string_view text) {
   const auto fail = [] {
@@ -203,18 +222,45 @@ bool python_dumps_text(std::string_view text, std::string& out) {
   return true;
 }
 
-void append_json_string(std::string& out, std::string_view s) {
-  if (!simdjson::validate_utf8(s.data(), s.size())) {
+void append_json_string(std::string& out, std::string_view s, bool known_valid_utf8) {
+  if (!known_valid_utf8 && !simdjson::validate_utf8(s.data(), s.size())) {
     out += dump_json(json(std::string(s)));
     return;
   }
+  out.reserve(out.size() + s.size() + s.size() / 16 + 2);
   out.push_back('"');
-  std::size_t done = 0;
-  for (std::size_t i = 0; i < s.size(); ++i) {
-    const auto c = static_cast<unsigned char>(s[i]);
-    if (c >= 0x20 && c != '"' && c != '\\') continue;
-    out.append(s.data() + done, i - done);
-    done = i + 1;
+  const char* p = s.data();
+  const char* end = s.data() + s.size();
+  const char* done = p;
+  while (p < end) {
+#if defined(__SSE2__)
+    // 16 bytes a step: stop at a control byte, '"' or '\\'.
+    const __m128i quote = _mm_set1_epi8('"');
+    const __m128i slash = _mm_set1_epi8('\\');
+    const __m128i space = _mm_set1_epi8(0x20);
+    while (end - p >= 16) {
+      const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+      // bytes < 0x20 (unsigned): min(v, 0x1f) == v
+      const __m128i ctrl = _mm_cmpeq_epi8(_mm_min_epu8(v, _mm_set1_epi8(0x1f)), v);
+      const __m128i hit =
+          _mm_or_si128(ctrl, _mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, slash)));
+      const unsigned mask = static_cast<unsigned>(_mm_movemask_epi8(hit));
+      if (mask != 0) {
+        p += __builtin_ctz(mask);
+        break;
+      }
+      p += 16;
+    }
+    (void)space;
+#endif
+    while (p < end) {
+      const auto c = static_cast<unsigned char>(*p);
+      if (c < 0x20 || c == '"' || c == '\\') break;
+      ++p;
+    }
+    if (p == end) break;
+    out.append(done, p);
+    const auto c = static_cast<unsigned char>(*p);
     switch (c) {
       case '"':
         out += "\\\"";
@@ -243,8 +289,9 @@ void append_json_string(std::string& out, std::string_view s) {
         out += b;
       }
     }
+    done = ++p;
   }
-  out.append(s.data() + done, s.size() - done);
+  out.append(done, end);
   out.push_back('"');
 }
 

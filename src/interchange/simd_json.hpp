@@ -2,6 +2,8 @@
 // of `ocml render --jsonl`; see docs/BENCHMARKS.md).
 #pragma once
 
+#include <simdjson.h>
+
 #include <string>
 #include <string_view>
 
@@ -19,7 +21,14 @@ namespace ocml::detail {
 /// text is not JSON.
 [[nodiscard]] bool python_dumps_text(std::string_view text, std::string& out);
 
+/// The calling thread's parser for whole documents (elements stay valid until its next parse).
+[[nodiscard]] simdjson::dom::parser& document_parser();
+
+/// Python's json.dumps of a parsed element (key order kept).
+void py_dumps(simdjson::dom::element e, std::string& out);
+
 /// Appends `s` as a JSON string literal (compact, non-ASCII raw, invalid UTF-8 as U+FFFD).
-void append_json_string(std::string& out, std::string_view s);
+/// `known_valid_utf8` skips the check (text that came out of a simdjson parse).
+void append_json_string(std::string& out, std::string_view s, bool known_valid_utf8 = false);
 
 }  // namespace ocml::detail

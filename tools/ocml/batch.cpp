@@ -29,16 +29,50 @@ int run_lines(std::istream& in, std::ostream& out, std::ostream& err, unsigned j
   jobs = std::max(1u, jobs);
   int rc = 0;
   std::size_t first_line = 1;
-  std::vector<std::string> lines;
+  std::string buffer;  // the block's input, lines cut out of it as views
+  std::vector<std::string_view> lines;
   std::vector<line_result> results;
-  std::string line;
-  bool more = true;
-  while (more) {
+  std::string block;  // the block's output, written at once
+  std::string errors;
+  std::string carry;  // a partial last line
+  std::vector<char> chunk(1 << 22);
+  bool eof = false;
+  while (!eof || !carry.empty()) {
+    buffer.assign(carry);  // keeps the buffer's capacity from block to block
     lines.clear();
-    while (lines.size() < kBlock && (more = static_cast<bool>(std::getline(in, line)))) {
-      lines.push_back(line);
+    // Fill the block: read until it holds kBlock lines or the input ends.
+    std::size_t scanned = 0;
+    while (!eof) {
+      std::size_t count = 0;
+      for (std::size_t p = 0; (p = buffer.find('\n', p)) != std::string::npos; ++p) ++count;
+      if (count >= kBlock) break;
+      in.read(chunk.data(), static_cast<std::streamsize>(chunk.size()));
+      const auto got = static_cast<std::size_t>(in.gcount());
+      if (got == 0) {
+        eof = true;
+        break;
+      }
+      buffer.append(chunk.data(), got);
     }
-    if (lines.empty()) break;
+    std::size_t pos = 0;
+    while (lines.size() < kBlock) {
+      const std::size_t nl = buffer.find('\n', pos);
+      if (nl == std::string::npos) {
+        if (eof && pos < buffer.size()) {
+          lines.emplace_back(buffer.data() + pos, buffer.size() - pos);
+          pos = buffer.size();
+        }
+        break;
+      }
+      lines.emplace_back(buffer.data() + pos, nl - pos);
+      pos = nl + 1;
+    }
+    carry.assign(buffer, pos, std::string::npos);
+    (void)scanned;
+    if (lines.empty()) {
+      if (eof) break;
+      continue;
+    }
     results.assign(lines.size(), line_result{});
     std::atomic<std::size_t> next{0};
     const auto work = [&]() {
@@ -48,8 +82,8 @@ int run_lines(std::istream& in, std::ostream& out, std::ostream& err, unsigned j
     for (unsigned t = 1; t < jobs && t < lines.size(); ++t) pool.emplace_back(work);
     work();
     for (auto& t : pool) t.join();
-    std::string block;  // one write per block
-    std::string errors;
+    block.clear();
+    errors.clear();
     for (std::size_t i = 0; i < results.size(); ++i) {
       const std::size_t n = first_line + i;
       const diagnostic* failure = nullptr;

@@ -6,6 +6,7 @@
 #include <iostream>
 
 #include "batch.hpp"
+#include "dialects/chatml/chatml.hpp"
 #include "interchange/json_util.hpp"
 #include "interchange/simd_json.hpp"
 #include "io.hpp"
@@ -60,6 +61,12 @@ namespace {
 // Renders one JSON conversation; the text, or the diagnostics that explain why not.
 line_result render_one(const render_args& a, std::string_view input) {
   line_result r;
+  if (a.dialect == dialect::chatml && a.format != json_format::harmony &&
+      a.format != json_format::native &&
+      detail::chatml::render_openai_text(input, a.add_generation_prompt, r.output, r.diagnostics)) {
+    return r;  // the one-pass path: OpenAI JSON straight to ChatML
+  }
+  r.diagnostics.clear();
   // Hot path: plain OpenAI JSON read with simdjson straight into the grouped shape.
   json_format format = a.format;
   result<conversation> conv = make_error(error_code::invalid_json, "");
@@ -67,9 +74,11 @@ line_result render_one(const render_args& a, std::string_view input) {
     conv = detail::read_openai_text(input);
     if (conv.ok() && format == json_format::automatic) {
       // As detect_json_format: plain role/content JSON is native unless OpenAI keys appear.
-      const bool openai_keys = std::any_of(conv->messages.begin(), conv->messages.end(), [](const message& m) {
-        return !m.tool_calls.empty() || !m.reasoning.empty() || (m.role == role::tool && !m.call_id.empty());
-      });
+      const bool openai_keys =
+          std::any_of(conv->messages.begin(), conv->messages.end(), [](const message& m) {
+            return !m.tool_calls.empty() || !m.reasoning.empty() ||
+                   (m.role == role::tool && !m.call_id.empty());
+          });
       format = openai_keys ? json_format::openai : json_format::native;
     }
     if (conv.ok()) {
@@ -112,10 +121,10 @@ line_result render_one(const render_args& a, std::string_view input) {
 }
 
 // {"text": ...} for a batch output line, without building a JSON tree.
-std::string text_line(std::string_view text) {
+std::string text_line(std::string_view text, bool known_valid_utf8 = false) {
   std::string out = "{\"text\":";
   out.reserve(text.size() + 16);
-  detail::append_json_string(out, text);
+  detail::append_json_string(out, text, known_valid_utf8);
   out.push_back('}');
   return out;
 }
@@ -136,8 +145,21 @@ int batch(const batch_args& b, const std::string& file,
 int run_render(const render_args& a) {
   if (a.batch.jsonl) {
     return batch(a.batch, a.file, [&a](std::string_view line) {
-      line_result r = render_one(a, line);
-      r.output = text_line(r.output);
+      line_result r;
+      if (a.dialect == dialect::chatml && a.format != json_format::harmony &&
+          a.format != json_format::native) {
+        // The one-pass path, into a per-thread scratch buffer (no allocation per line).
+        thread_local std::string scratch;
+        scratch.clear();
+        if (detail::chatml::render_openai_text(line, a.add_generation_prompt, scratch,
+                                               r.diagnostics)) {
+          r.output = text_line(scratch, true);
+          return r;
+        }
+        r.diagnostics.clear();
+      }
+      r = render_one(a, line);
+      r.output = text_line(r.output, true);  // rendered from JSON strings: valid UTF-8
       return r;
     });
   }

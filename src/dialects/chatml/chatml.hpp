@@ -26,8 +26,18 @@ inline const std::vector<std::string> kTokens = {"<|im_start|>",    "<|im_end|>"
                                                  "<tool_call>",     "</tool_call>",
                                                  "<tool_response>", "</tool_response>"};
 
+/// The warnings both renderers give for what ChatML drops.
+[[nodiscard]] diagnostic dropped(std::size_t message, std::string_view what);
+[[nodiscard]] diagnostic dropped_developer(std::size_t message);
+[[nodiscard]] diagnostic dropped_ids_warning();
+
 result<std::string> render(const conversation& c, const render_options& o,
                            std::vector<diagnostic>* warnings);
+
+/// The batch hot path: OpenAI JSON text straight to ChatML, appended to `out`. Returns
+/// false (and leaves `out` as it was) for anything it does not handle.
+bool render_openai_text(std::string_view text, bool add_generation_prompt, std::string& out,
+                        std::vector<diagnostic>& warnings);
 std::unique_ptr<stream_decoder> make_decoder(decoder_options o, decoder::sink s);
 
 }  // namespace ocml::detail::chatml

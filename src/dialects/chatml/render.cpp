@@ -43,14 +43,29 @@ std::string forged(const message& m, std::size_t i) {
   return {};
 }
 
-void warn(std::vector<diagnostic>* w, std::string text) {
-  if (w == nullptr) return;
+void warn(std::vector<diagnostic>* w, diagnostic d) {
+  if (w != nullptr) w->push_back(std::move(d));
+}
+
+diagnostic warning(std::string text) {
   diagnostic d = make_error(error_code::unrepresentable, std::move(text));
   d.level = severity::warning;
-  w->push_back(std::move(d));
+  return d;
 }
 
 }  // namespace
+
+diagnostic dropped(std::size_t message, std::string_view what) {
+  return warning("message " + std::to_string(message) + ": ChatML (Qwen2.5) cannot hold " +
+                 std::string(what) + " (dropped)");
+}
+diagnostic dropped_developer(std::size_t message) {
+  return warning("message " + std::to_string(message) +
+                 ": ChatML (Qwen2.5) has no developer role (dropped, as its template does)");
+}
+diagnostic dropped_ids_warning() {
+  return warning("ChatML cannot hold tool call ids (dropped)");
+}
 
 result<std::string> render(const conversation& c0, const render_options& o,
                            std::vector<diagnostic>* warnings) {
@@ -76,17 +91,12 @@ result<std::string> render(const conversation& c0, const render_options& o,
     if (std::string err = forged(m, i); !err.empty()) {
       return make_error(error_code::unrepresentable, err);
     }
-    if (!m.reasoning.empty())
-      warn(warnings,
-           "message " + std::to_string(i) + ": ChatML (Qwen2.5) cannot hold reasoning (dropped)");
-    if (!m.name.empty() && m.role != role::tool)
-      warn(warnings, "message " + std::to_string(i) + ": ChatML cannot hold a name (dropped)");
+    if (!m.reasoning.empty()) warn(warnings, dropped(i, "reasoning"));
+    if (!m.name.empty() && m.role != role::tool) warn(warnings, dropped(i, "a name"));
     if (i == 0 && first_system) continue;
     if (m.role == role::developer) {
       // Qwen2.5's template has no developer turn: Jinja prints nothing for it.
-      warn(warnings,
-           "message " + std::to_string(i) +
-               ": ChatML (Qwen2.5) has no developer role (dropped, as its template does)");
+      warn(warnings, dropped_developer(i));
       continue;
     }
     switch (m.role) {
@@ -117,8 +127,8 @@ result<std::string> render(const conversation& c0, const render_options& o,
             out += tc.name;
             out += "\", \"arguments\": ";
             if (!python_dumps_text(tc.arguments, out)) {
-              warn(warnings, "message " + std::to_string(i) + ": arguments of '" + tc.name +
-                                 "' are not JSON (written as a JSON string)");
+              warn(warnings, warning("message " + std::to_string(i) + ": arguments of '" + tc.name +
+                                     "' are not JSON (written as a JSON string)"));
               python_json_dumps(json(tc.arguments), out);
             }
             out += "}\n</tool_call>";
@@ -135,7 +145,7 @@ result<std::string> render(const conversation& c0, const render_options& o,
         out += "<|im_end|>\n";
     }
   }
-  if (dropped_ids) warn(warnings, "ChatML cannot hold tool call ids (dropped)");
+  if (dropped_ids) warn(warnings, dropped_ids_warning());
   if (o.add_generation_prompt) out += "<|im_start|>assistant\n";
   return out;
 }

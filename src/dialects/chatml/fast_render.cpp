@@ -1,0 +1,170 @@
+// OpenAI JSON text -> ChatML text in one pass over a simdjson document, without building
+// the conversation model (the batch hot path). Anything unusual declines, and the caller
+// takes the general path; tests hold both paths to the same bytes.
+#include <vector>
+
+#include "dialects/chatml/chatml.hpp"
+#include "interchange/pyjson.hpp"
+#include "interchange/simd_json.hpp"
+
+namespace ocml::detail::chatml {
+
+namespace {
+
+using simdjson::dom::element;
+
+struct msg_view {
+  std::string_view role;
+  std::string_view content;
+  bool has_content = false;  // a string (null/absent: false)
+  element calls;             // the tool_calls array, or null
+  bool has_calls = false;
+  bool has_name = false;
+  bool has_reasoning = false;
+};
+
+bool contains_banned(std::string_view c, std::string_view role) {
+  const bool assistant = role == "assistant";
+  const bool responses = !assistant && role != "system";
+  for (std::size_t p = c.find('<'); p != std::string_view::npos; p = c.find('<', p + 1)) {
+    const std::string_view rest = c.substr(p);
+    for (std::size_t k = 0; k < kTokens.size(); ++k) {
+      const bool banned = k <= im_end || (assistant && (k == call_open || k == call_close)) ||
+                          (responses && (k == resp_open || k == resp_close));
+      if (banned && rest.starts_with(kTokens[k])) return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
+bool render_openai_text(std::string_view text, bool add_generation_prompt, std::string& out,
+                        std::vector<diagnostic>& warnings) {
+  element doc;
+  if (document_parser().parse(text.data(), text.size(), true).get(doc) != simdjson::SUCCESS)
+    return false;
+  simdjson::dom::array messages;
+  if (doc.is_array()) {
+    messages = simdjson::dom::array(doc);
+  } else if (doc["messages"].get(messages) != simdjson::SUCCESS) {
+    return false;
+  }
+  std::vector<msg_view> ms;
+  ms.reserve(messages.size());
+  for (element m : messages) {
+    if (!m.is_object()) return false;
+    msg_view v;
+    for (auto field : simdjson::dom::object(m)) {
+      const std::string_view k = field.key;
+      if (k == "role") {
+        if (field.value.get(v.role) != simdjson::SUCCESS) return false;
+      } else if (k == "content") {
+        if (field.value.is_string()) {
+          v.content = std::string_view(field.value);
+          v.has_content = true;
+        } else if (!field.value.is_null()) {
+          return false;  // content parts: general path
+        }
+      } else if (k == "tool_calls") {
+        v.calls = field.value;
+        v.has_calls = field.value.is_array() && simdjson::dom::array(field.value).size() > 0;
+        if (!field.value.is_array() && !field.value.is_null()) return false;
+      } else if (k == "name") {
+        v.has_name = field.value.is_string() && !std::string_view(field.value).empty();
+      } else if (k == "reasoning_content") {
+        v.has_reasoning = !field.value.is_null() &&
+                          !(field.value.is_string() && std::string_view(field.value).empty());
+      } else if (k != "tool_call_id") {
+        return false;
+      }
+    }
+    if (v.role != "system" && v.role != "user" && v.role != "assistant" && v.role != "tool" &&
+        v.role != "developer") {
+      return false;
+    }
+    if (v.has_calls && v.role != "assistant") return false;
+    if (contains_banned(v.content, v.role)) return false;  // the general path reports it
+    if (v.role == "system" && v.content.ends_with(kToolsTail)) return false;
+    ms.push_back(v);
+  }
+  const std::size_t start = out.size();
+  const bool first_system = !ms.empty() && ms[0].role == "system";
+  out += "<|im_start|>system\n";
+  out += first_system ? ms[0].content : kDefaultSystem;
+  simdjson::dom::array tools;
+  if (doc.is_object() && doc["tools"].get(tools) == simdjson::SUCCESS && tools.size() > 0) {
+    out += kToolsHead;
+    for (element t : tools) {
+      out += '\n';
+      py_dumps(t, out);
+    }
+    out += kToolsTail;
+  }
+  out += "<|im_end|>\n";
+  bool dropped_ids = false;
+  for (std::size_t i = 0; i < ms.size(); ++i) {
+    const msg_view& m = ms[i];
+    if (m.has_reasoning && m.role == "assistant") warnings.push_back(dropped(i, "reasoning"));
+    if (m.has_name && m.role != "tool") warnings.push_back(dropped(i, "a name"));
+    if (i == 0 && first_system) continue;
+    if (m.role == "developer") {
+      warnings.push_back(dropped_developer(i));
+      continue;
+    }
+    if (m.role == "tool") {
+      if (i == 0 || ms[i - 1].role != "tool") out += "<|im_start|>user";
+      out += "\n<tool_response>\n";
+      out += m.content;
+      out += "\n</tool_response>";
+      if (i + 1 == ms.size() || ms[i + 1].role != "tool") out += "<|im_end|>\n";
+      continue;
+    }
+    if (m.role == "assistant" && m.has_calls) {
+      out += "<|im_start|>assistant";
+      if (!m.content.empty()) {
+        out += '\n';
+        out += m.content;
+      }
+      for (element call : simdjson::dom::array(m.calls)) {
+        element f;
+        std::string_view name;
+        if (call["function"].get(f) != simdjson::SUCCESS ||
+            f["name"].get(name) != simdjson::SUCCESS ||
+            name.find_first_of("\"\\") != std::string_view::npos) {
+          out.resize(start);
+          return false;
+        }
+        std::string_view id;
+        if (call["id"].get(id) == simdjson::SUCCESS && !id.empty()) dropped_ids = true;
+        out += "\n<tool_call>\n{\"name\": \"";
+        out += name;
+        out += "\", \"arguments\": ";
+        element args;
+        if (f["arguments"].get(args) != simdjson::SUCCESS) {
+          out += "{}";
+        } else if (args.is_string()) {
+          if (!python_dumps_text(std::string_view(args), out)) {
+            out.resize(start);
+            return false;
+          }
+        } else {
+          py_dumps(args, out);
+        }
+        out += "}\n</tool_call>";
+      }
+      out += "<|im_end|>\n";
+      continue;
+    }
+    out += "<|im_start|>";
+    out += m.role;
+    out += '\n';
+    out += m.content;
+    out += "<|im_end|>\n";
+  }
+  if (dropped_ids) warnings.push_back(dropped_ids_warning());
+  if (add_generation_prompt) out += "<|im_start|>assistant\n";
+  return true;
+}
+
+}  // namespace ocml::detail::chatml
