@@ -19,6 +19,8 @@ class emitter {
   [[nodiscard]] bool open() const noexcept { return open_; }
   [[nodiscard]] message& current() noexcept { return msg_; }
   [[nodiscard]] const decoder_options& options() const noexcept { return opt_; }
+  /// The position of `off`, which must not lie before bytes already counted.
+  [[nodiscard]] position where(std::size_t off) noexcept { return ts_.at(off); }
 
   void begin(message m, std::size_t off) {
     msg_ = std::move(m);
@@ -71,7 +73,11 @@ class emitter {
     emit(e);
   }
   void report(error_code code, severity lvl, std::size_t off, const std::string& text) {
-    const position p = ts_.at(off);
+    report_at(code, lvl, off, ts_.at(off), text);
+  }
+  /// For offsets before the stream's current position: the caller knows the position.
+  void report_at(error_code code, severity lvl, std::size_t off, position p,
+                 const std::string& text) {
     diagnostic d{code, lvl, off, p.line, p.column, text};
     event e;
     e.kind = event_kind::diagnostic;
@@ -90,9 +96,24 @@ class emitter {
   }
   void fail(error_code code, std::size_t off, const std::string& text) {
     report(code, severity::error, off, text);
+    stop(off);
+  }
+  /// Stops decoding after an error already reported (closing an open message).
+  void stop(std::size_t off = 0) {
     if (open_) end(end_token::unterminated, off);
     failed_ = true;
   }
+  /// Checks that `have + add` bytes fit in `limit`; otherwise fails with E-LIMIT-EXCEEDED at
+  /// the first byte past the limit (`off` is where the added bytes start), so the offset
+  /// does not depend on how the input was chunked.
+  bool fits(std::size_t have, std::size_t add, std::size_t limit, std::size_t off,
+            const char* what) {
+    if (have + add <= limit) return true;
+    fail(error_code::limit_exceeded, off + (limit > have ? limit - have : 0),
+         std::string(what) + " exceeds its limit of " + std::to_string(limit) + " bytes");
+    return false;
+  }
+
   /// Severity of problems that leave the framing intact.
   [[nodiscard]] severity soft() const noexcept {
     return opt_.lenient ? severity::warning : severity::error;

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstddef>
+#include <string_view>
 
 #include "core/scan.hpp"
 
@@ -11,6 +12,18 @@ struct position {
   std::size_t line = 1;
   std::size_t column = 1;
 };
+
+/// The position reached from `p` after the bytes of `text` (for offsets inside buffered text).
+[[nodiscard]] inline position advance(position p, std::string_view text) noexcept {
+  const newline_count nc = count_newlines(text.data(), text.data() + text.size());
+  if (nc.count == 0) {
+    p.column += text.size();
+  } else {
+    p.line += nc.count;
+    p.column = static_cast<std::size_t>(text.data() + text.size() - nc.after_last) + 1;
+  }
+  return p;
+}
 
 /// Counts newlines lazily and monotonically over the bytes of the current buffer.
 class line_tracker {

@@ -61,11 +61,10 @@ class decoder_impl final : public stream_decoder, public token_stream::handler {
         return;
       case state::role_line: {
         const auto nl = t.find('\n');
-        role_ += t.substr(0, nl);
-        if (role_.size() > opt_.limits.max_header_bytes) {
-          em_.fail(error_code::limit_exceeded, off, "role line exceeds max_header_bytes");
+        const std::string_view part = t.substr(0, nl);
+        if (!em_.fits(role_.size(), part.size(), opt_.limits.max_header_bytes, off, "role line"))
           return;
-        }
+        role_ += part;
         if (nl == std::string_view::npos) return;
         if (!open_body(off + nl + 1)) return;
         if (nl + 1 < t.size()) on_text(t.substr(nl + 1), off + nl + 1);
@@ -79,17 +78,25 @@ class decoder_impl final : public stream_decoder, public token_stream::handler {
         body_text(t, off);
         return;
       case state::call:
-        if (buf_.size() + t.size() > opt_.limits.max_buffered_body_bytes) {
-          em_.fail(error_code::limit_exceeded, off, "tool call exceeds max_buffered_body_bytes");
+        if (!em_.fits(buf_.size(), t.size(), opt_.limits.max_buffered_body_bytes, off, "tool call"))
           return;
-        }
         buf_.append(t);
         return;
       case state::after_call:
-        if (t == "\n") return;
-        if (!em_.recoverable(error_code::stray_text, off,
-                             "text after </tool_call> (kept as content)"))
+        if (after_call_nl_) {  // the separator before the next <tool_call>
+          after_call_nl_ = false;
+          if (t.front() == '\n') {
+            t.remove_prefix(1);
+            ++off;
+          }
+        }
+        if (t.empty()) return;
+        if (!after_call_reported_ &&
+            !em_.recoverable(error_code::stray_text, off,
+                             "text after </tool_call> (kept as content)")) {
           return;
+        }
+        after_call_reported_ = true;
         em_.text(t, off);
         return;
       case state::response:
@@ -112,6 +119,7 @@ class decoder_impl final : public stream_decoder, public token_stream::handler {
         if (id == im_start) {
           role_.clear();
           header_off_ = after;
+          header_pos_ = em_.where(after);
           st_ = state::role_line;
         } else {
           (void)em_.recoverable(error_code::unexpected_token, off,
@@ -144,11 +152,13 @@ class decoder_impl final : public stream_decoder, public token_stream::handler {
         if (id == call_close) {
           finish_call();
           st_ = state::after_call;
+          after_call_nl_ = true;
         } else {
           unexpected(id, off);
         }
         return;
       case state::after_call:
+        after_call_nl_ = false;
         if (id == call_open) {
           start_call(after);
         } else if (id == im_end) {
@@ -180,12 +190,17 @@ class decoder_impl final : public stream_decoder, public token_stream::handler {
   // Parses the role line; sets up the body. False when decoding stopped.
   bool open_body(std::size_t body_off) {
     body_off_ = body_off;
+    body_pos_ = em_.where(body_off);
     pending_nl_ = false;
     is_system_ = false;
     const auto r = parse_role(role_);
     if (!r) {
-      if (!em_.recoverable(error_code::parse_header, header_off_,
-                           "unknown role '" + role_ + "' (read as user)")) {
+      em_.report_at(error_code::parse_header, opt_.lenient ? severity::warning : severity::error,
+                    header_off_, header_pos_,
+                    (opt_.lenient ? "recovered: " : "") + std::string("unknown role '") + role_ +
+                        "' (read as user)");
+      if (!opt_.lenient) {
+        em_.stop();
         return false;
       }
     }
@@ -216,10 +231,9 @@ class decoder_impl final : public stream_decoder, public token_stream::handler {
   void body_text(std::string_view t, std::size_t off) {
     if (t.empty()) return;
     if (is_system_) {
-      if (buf_.size() + t.size() > opt_.limits.max_buffered_body_bytes) {
-        em_.fail(error_code::limit_exceeded, off, "system message exceeds max_buffered_body_bytes");
+      if (!em_.fits(buf_.size(), t.size(), opt_.limits.max_buffered_body_bytes, off,
+                    "system message"))
         return;
-      }
       buf_.append(t);
       return;
     }
@@ -281,6 +295,7 @@ class decoder_impl final : public stream_decoder, public token_stream::handler {
   void start_call(std::size_t after) {
     buf_.clear();
     call_off_ = after;
+    call_pos_ = em_.where(after);
     st_ = state::call;
   }
 
@@ -303,8 +318,8 @@ class decoder_impl final : public stream_decoder, public token_stream::handler {
       tc.name = j["name"];
       tc.arguments = j.contains("arguments") ? python_json_dumps(j["arguments"]) : "{}";
     } catch (const std::exception& ex) {
-      em_.report(error_code::body_constraint_violation, em_.soft(), call_off_,
-                 std::string("<tool_call> is not {\"name\", \"arguments\"} JSON: ") + ex.what());
+      em_.report_at(error_code::body_constraint_violation, em_.soft(), call_off_, call_pos_,
+                    std::string("<tool_call> is not {\"name\", \"arguments\"} JSON: ") + ex.what());
       tc.arguments = std::string(body);
     }
     em_.call(tc, call_off_);
@@ -338,8 +353,9 @@ class decoder_impl final : public stream_decoder, public token_stream::handler {
         em_.tools(tools_, body_off_ + head);
         body = body.substr(0, head);
       } else {
-        em_.report(error_code::parse_header, em_.soft(), body_off_ + head,
-                   "system tools block is not one JSON tool per line");
+        em_.report_at(error_code::parse_header, em_.soft(), body_off_ + head,
+                      advance(body_pos_, std::string_view(buf_).substr(0, head)),
+                      "system tools block is not one JSON tool per line");
       }
     }
     em_.text(body, body_off_);
@@ -358,6 +374,11 @@ class decoder_impl final : public stream_decoder, public token_stream::handler {
   std::size_t body_off_ = 0;
   std::size_t call_off_ = 0;
   std::size_t nl_off_ = 0;
+  position call_pos_;
+  position body_pos_;
+  position header_pos_;
+  bool after_call_nl_ = false;
+  bool after_call_reported_ = false;
   bool pending_nl_ = false;
   bool is_system_ = false;
   bool strip_leading_nl_ = false;

@@ -73,7 +73,10 @@ class decoder_impl final : public stream_decoder, public token_stream::handler {
   void on_text(std::string_view t, std::size_t off) override {
     switch (st_) {
       case state::start:
-        if (lead_.empty()) lead_off_ = off;
+        if (lead_.empty()) {
+          lead_off_ = off;
+          lead_pos_ = em_.where(off);
+        }
         lead_.append(t);
         if (t.find_first_not_of(" \t\r\n") != std::string_view::npos) start_document(lead_off_);
         return;
@@ -87,11 +90,10 @@ class decoder_impl final : public stream_decoder, public token_stream::handler {
         return;
       case state::role_line: {
         const auto nl = t.find('\n');
-        role_line_ += t.substr(0, nl);
-        if (role_line_.size() > opt_.limits.max_header_bytes) {
-          em_.fail(error_code::limit_exceeded, off, "header exceeds max_header_bytes");
+        const std::string_view part = t.substr(0, nl);
+        if (!em_.fits(role_line_.size(), part.size(), opt_.limits.max_header_bytes, off, "header"))
           return;
-        }
+        role_line_ += part;
         if (nl == std::string_view::npos) return;
         if (!open_body(off + nl + 1)) return;
         if (nl + 1 < t.size()) on_text(t.substr(nl + 1), off + nl + 1);
@@ -107,7 +109,7 @@ class decoder_impl final : public stream_decoder, public token_stream::handler {
         buf_.append(t);
         return;
       case state::document:
-        doc_text(t);
+        doc_text(t, off);
         return;
     }
   }
@@ -132,6 +134,7 @@ class decoder_impl final : public stream_decoder, public token_stream::handler {
         if (id == im_start) {
           role_line_.clear();
           header_off_ = after;
+          header_pos_ = em_.where(after);
           st_ = state::role_line;
         } else if (id == eos) {
           st_ = state::done;
@@ -177,8 +180,9 @@ class decoder_impl final : public stream_decoder, public token_stream::handler {
     message m;
     const auto r = parse_role(role_word);
     if (!r || *r == role::developer) {
-      em_.fail(error_code::parse_header, header_off_,
-               "role '" + std::string(role_word) + "' is not system, tool, user or assistant");
+      em_.report_at(error_code::parse_header, severity::error, header_off_, header_pos_,
+                    "role '" + std::string(role_word) + "' is not system, tool, user or assistant");
+      em_.stop();
       return false;
     }
     m.role = *r;
@@ -186,8 +190,10 @@ class decoder_impl final : public stream_decoder, public token_stream::handler {
       const std::string_view attr = line.substr(sp + 1);
       if (!attr.starts_with("name=") || attr.size() == 5 ||
           attr.find_first_of(" \t\r") != std::string_view::npos) {
-        em_.fail(error_code::parse_header, header_off_ + sp + 1,
-                 "expected 'name=X' (a name without whitespace) after the role");
+        em_.report_at(error_code::parse_header, severity::error, header_off_ + sp + 1,
+                      advance(header_pos_, line.substr(0, sp + 1)),
+                      "expected 'name=X' (a name without whitespace) after the role");
+        em_.stop();
         return false;
       }
       m.name = attr.substr(5);
@@ -251,6 +257,7 @@ class decoder_impl final : public stream_decoder, public token_stream::handler {
     if (role_ == role::assistant && id == function_call) {
       buf_.clear();
       call_off_ = after;
+      call_pos_ = em_.where(after);
       st_ = state::call;
       return;
     }
@@ -289,8 +296,8 @@ class decoder_impl final : public stream_decoder, public token_stream::handler {
                                                   : python_json_dumps(j["arguments"]);
       }
     } catch (const std::exception& ex) {
-      em_.report(
-          error_code::body_constraint_violation, em_.soft(), call_off_,
+      em_.report_at(
+          error_code::body_constraint_violation, em_.soft(), call_off_, call_pos_,
           std::string("<|function_call|> is not {\"arguments\", \"name\"} JSON: ") + ex.what());
       tc.arguments = std::string(body);
     }
@@ -370,16 +377,16 @@ class decoder_impl final : public stream_decoder, public token_stream::handler {
     st_ = state::document;
     part_ = document_part{};
     part_off_ = off;
+    part_pos_ = lead_.empty() ? em_.where(off) : lead_pos_;
     where_ = &part_.text;
-    if (!lead_.empty()) doc_text(lead_);
+    if (!lead_.empty()) doc_text(lead_, lead_off_);
     lead_.clear();
   }
-  void doc_text(std::string_view t) {
-    if (where_->size() + t.size() > opt_.limits.max_buffered_body_bytes) {
-      em_.fail(error_code::limit_exceeded, part_off_,
-               "document part exceeds max_buffered_body_bytes");
+  void doc_text(std::string_view t, std::size_t off) {
+    const std::size_t have =
+        part_.text.size() + part_.prefix.size() + part_.middle.size() + part_.suffix.size();
+    if (!em_.fits(have, t.size(), opt_.limits.max_buffered_body_bytes, off, "document part"))
       return;
-    }
     where_->append(t);
   }
   void doc_token(std::size_t id, std::size_t off) {
@@ -390,7 +397,7 @@ class decoder_impl final : public stream_decoder, public token_stream::handler {
       if (!fim_order_ok) {
         if (em_.recoverable(error_code::unexpected_token, off,
                             ts_.token_text(id) + " out of order (kept as text)")) {
-          doc_text(ts_.token_text(id));
+          doc_text(ts_.token_text(id), off);
         }
         return;
       }
@@ -402,19 +409,20 @@ class decoder_impl final : public stream_decoder, public token_stream::handler {
       emit_part();
       part_ = document_part{};
       part_off_ = off;
+      part_pos_ = em_.where(off);
       where_ = &part_.text;
       return;
     }
     if (id == eos) return;
     if (em_.recoverable(error_code::unexpected_token, off,
                         ts_.token_text(id) + " inside a document (kept as text)")) {
-      doc_text(ts_.token_text(id));
+      doc_text(ts_.token_text(id), off);
     }
   }
   void emit_part() {
     if (part_.fim && where_ != &part_.suffix) {
-      em_.report(error_code::stream_truncated, em_.soft(), part_off_,
-                 "fill-in-the-middle part without <|fim_middle|> and <|fim_suffix|>");
+      em_.report_at(error_code::stream_truncated, em_.soft(), part_off_, part_pos_,
+                    "fill-in-the-middle part without <|fim_middle|> and <|fim_suffix|>");
     }
     em_.part(part_, part_off_);
   }
@@ -438,6 +446,10 @@ class decoder_impl final : public stream_decoder, public token_stream::handler {
   std::size_t call_off_ = 0;
   std::size_t part_off_ = 0;
   std::size_t lead_off_ = 0;
+  position call_pos_;
+  position part_pos_;
+  position header_pos_;
+  position lead_pos_;
   bool seen_bos_ = false;
   bool strip_nl_ = false;
   bool output_start_ = false;

@@ -136,9 +136,9 @@ class openchatml_decoder final : public detail::stream_decoder {
       // Header issues sit inside the header text, which may span pushes: place them
       // by the header's start line (exact when the header is on one line, as is usual).
       const std::size_t off = header_offset + is.offset;
-      detail::position p = header_pos;
-      p.column += is.offset;
-      report_at(is.code, is.level, off, p, is.message);
+      report_at(is.code, is.level, off,
+                detail::advance(header_pos, std::string_view(header_text).substr(0, is.offset)),
+                is.message);
     }
   }
 
@@ -184,7 +184,8 @@ class openchatml_decoder final : public detail::stream_decoder {
     }
     if (keep_body) {
       if (body_buf.size() + text.size() > opt.limits.max_buffered_body_bytes) {
-        fail(error_code::limit_exceeded, off,
+        fail(error_code::limit_exceeded,
+             off + (opt.limits.max_buffered_body_bytes - body_buf.size()),
              "constrained body exceeds max_buffered_body_bytes (" +
                  std::to_string(opt.limits.max_buffered_body_bytes) + ")");
         return;
@@ -308,7 +309,7 @@ class openchatml_decoder final : public detail::stream_decoder {
 
   bool doc_append(const char* p, std::size_t len, std::size_t off) {
     if (doc.size() + len > opt.limits.max_document_header_bytes) {
-      fail(error_code::limit_exceeded, off,
+      fail(error_code::limit_exceeded, off + (opt.limits.max_document_header_bytes - doc.size()),
            "document header exceeds max_document_header_bytes (" +
                std::to_string(opt.limits.max_document_header_bytes) + ")");
       return false;
@@ -418,7 +419,7 @@ class openchatml_decoder final : public detail::stream_decoder {
 
   bool header_append(const char* p, std::size_t len, std::size_t off) {
     if (header_text.size() + len > opt.limits.max_header_bytes) {
-      fail(error_code::limit_exceeded, off,
+      fail(error_code::limit_exceeded, off + (opt.limits.max_header_bytes - header_text.size()),
            "message header exceeds max_header_bytes (" +
                std::to_string(opt.limits.max_header_bytes) + ")");
       return false;

@@ -136,11 +136,9 @@ class decoder_impl final : public stream_decoder, public token_stream::handler {
         whitespace_only(t, off);
         return;
       case state::meta:
-        meta_buf_.append(t);
-        if (meta_buf_.size() > opt_.limits.max_header_bytes) {
-          em_.fail(error_code::limit_exceeded, off, "metadata exceeds max_header_bytes");
+        if (!em_.fits(meta_buf_.size(), t.size(), opt_.limits.max_header_bytes, off, "metadata"))
           return;
-        }
+        meta_buf_.append(t);
         if (meta_.feed(t) == meta_scanner::status::invalid) resolve_meta(false, off);
         return;
       case state::body:
@@ -151,10 +149,8 @@ class decoder_impl final : public stream_decoder, public token_stream::handler {
         return;
       case state::call:
       case state::tools:
-        if (buf_.size() + t.size() > opt_.limits.max_buffered_body_bytes) {
-          em_.fail(error_code::limit_exceeded, off, "block exceeds max_buffered_body_bytes");
+        if (!em_.fits(buf_.size(), t.size(), opt_.limits.max_buffered_body_bytes, off, "block"))
           return;
-        }
         buf_.append(t);
         return;
     }
@@ -333,6 +329,7 @@ class decoder_impl final : public stream_decoder, public token_stream::handler {
       strip_nl_ = false;
       buf_.clear();
       call_off_ = after;
+      call_pos_ = em_.where(after);
       st_ = state::call;
     } else if (ast && id == end_tag) {
       flush_nl();
@@ -342,6 +339,7 @@ class decoder_impl final : public stream_decoder, public token_stream::handler {
       sys_text_ = buf_;
       buf_.clear();
       tools_off_ = after;
+      tools_pos_ = em_.where(after);
       st_ = state::tools;
     } else {
       unexpected(id, off);
@@ -380,8 +378,9 @@ class decoder_impl final : public stream_decoder, public token_stream::handler {
         tc.arguments = a.is_string() ? a.get<std::string>() : python_json_dumps(a);
       }
     } catch (const std::exception& ex) {
-      em_.report(error_code::body_constraint_violation, em_.soft(), call_off_,
-                 std::string("<call> is not {\"id\", \"name\", \"arguments\"} JSON: ") + ex.what());
+      em_.report_at(
+          error_code::body_constraint_violation, em_.soft(), call_off_, call_pos_,
+          std::string("<call> is not {\"id\", \"name\", \"arguments\"} JSON: ") + ex.what());
       tc.arguments = buf_;
     }
     em_.call(tc, call_off_);
@@ -402,7 +401,8 @@ class decoder_impl final : public stream_decoder, public token_stream::handler {
       err = "not JSON";
     }
     if (!err.empty()) {
-      em_.report(error_code::body_constraint_violation, em_.soft(), tools_off_, "<tools> " + err);
+      em_.report_at(error_code::body_constraint_violation, em_.soft(), tools_off_, tools_pos_,
+                    "<tools> " + err);
     }
     buf_ = sys_text_;
     if (buf_.ends_with('\n')) buf_.pop_back();  // the separator before <tools>
@@ -436,6 +436,8 @@ class decoder_impl final : public stream_decoder, public token_stream::handler {
   std::size_t tools_off_ = 0;
   std::size_t end_off_ = 0;
   std::size_t nl_off_ = 0;
+  position call_pos_;
+  position tools_pos_;
   bool pending_nl_ = false;
   bool strip_nl_ = false;
   bool stray_reported_ = false;
