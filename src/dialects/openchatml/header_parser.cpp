@@ -249,6 +249,8 @@ parsed_header parse_header(std::string_view text, const header_parse_options& op
       }
     }
   }
+  // Harmony's "all" recipient is a broadcast, i.e. none (its renderer omits `to=all`).
+  if (opt.dialect == dialect::harmony && out.msg.recipient == "all") out.msg.recipient.clear();
   if (out.msg.role == role::tool && out.msg.name.empty() && opt.dialect == dialect::harmony) {
     b.issue(error_code::parse_header, 0, "tool message without a tool name");
   }

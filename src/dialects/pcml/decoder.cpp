@@ -135,12 +135,18 @@ class decoder_impl final : public stream_decoder, public token_stream::handler {
       case state::ended:
         whitespace_only(t, off);
         return;
-      case state::meta:
-        if (!em_.fits(meta_buf_.size(), t.size(), opt_.limits.max_header_bytes, off, "metadata"))
-          return;
+      case state::meta: {
+        // Text that cannot be metadata is content (of any length); only what still reads
+        // as metadata is held, up to max_header_bytes.
+        const std::size_t held = meta_buf_.size();
         meta_buf_.append(t);
-        if (meta_.feed(t) == meta_scanner::status::invalid) resolve_meta(false, off);
+        if (meta_.feed(t) == meta_scanner::status::invalid) {
+          resolve_meta(false, off);
+        } else {
+          (void)em_.fits(held, t.size(), opt_.limits.max_header_bytes, off, "metadata");
+        }
         return;
+      }
       case state::body:
         body_text(t, off, false);
         return;

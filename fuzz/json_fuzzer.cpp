@@ -1,0 +1,35 @@
+// JSON import: OpenAI, native and harmony shapes never crash; the simdjson fast paths agree
+// with the general path whenever they accept (OpenAI reading, and OpenAI -> ChatML).
+#include "dialects/chatml/chatml.hpp"
+#include "fuzz_common.hpp"
+#include "interchange/simd_json.hpp"
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  const std::string_view text(reinterpret_cast<const char*>(data), size);
+  auto j = ocml::parse_json_text(text);
+  for (auto f : {ocml::json_format::automatic, ocml::json_format::openai, ocml::json_format::native,
+                 ocml::json_format::harmony}) {
+    if (!j.ok()) break;
+    auto c = ocml::from_json(*j, f);
+    if (c.ok()) {
+      (void)ocml::to_native_json(*c);
+      (void)ocml::to_openai_json(*c, {});
+    }
+  }
+  auto fast = ocml::detail::read_openai_text(text);
+  if (fast.ok() && j.ok()) {
+    auto general = ocml::from_openai_json(*j);
+    ocml::fuzz::check(general.ok());
+    ocml::fuzz::check(ocml::to_openai_json(*fast, {}) == ocml::to_openai_json(*general, {}));
+  }
+  std::string direct;
+  std::vector<ocml::diagnostic> warnings;
+  if (ocml::detail::chatml::render_openai_text(text, false, direct, warnings)) {
+    ocml::fuzz::check(j.ok());
+    auto general = ocml::from_openai_json(*j);
+    ocml::fuzz::check(general.ok());
+    auto text2 = ocml::render(*general, {.dialect = ocml::dialect::chatml});
+    ocml::fuzz::check(text2.ok() && *text2 == direct);
+  }
+  return 0;
+}

@@ -1,0 +1,20 @@
+// The YAML document header: parsing never crashes or hangs; a parsed header renders and
+// parses back to itself.
+#include "core/document_header.hpp"
+#include "fuzz_common.hpp"
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  const std::string_view text(reinterpret_cast<const char*>(data), size);
+  ocml::document_header h;
+  ocml::detail::yaml_error err;
+  if (!ocml::detail::parse_document_header(text, h, err)) return 0;
+  const std::string rendered = ocml::detail::render_document_header(h);
+  std::string_view body(rendered);
+  body.remove_prefix(4);  // "---\n"
+  body.remove_suffix(4);  // "---\n"
+  ocml::document_header again;
+  ocml::fuzz::check(ocml::detail::parse_document_header(body, again, err));
+  ocml::fuzz::check(ocml::to_native_json({h, {}, {}, {}}) ==
+                    ocml::to_native_json({again, {}, {}, {}}));
+  return 0;
+}
