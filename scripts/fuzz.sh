@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer targets with clang 14 under ASan+UBSan and runs each for a bounded
+# time (OCML_FUZZ_SECONDS, default 30), seeded from the conformance suite and fuzz/corpus.
+# Prints executions per target; fails on any finding (the input is kept in build-fuzz/findings).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+seconds=${OCML_FUZZ_SECONDS:-30}
+CXX=clang++-14 CC=clang-14 cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -DOCML_BUILD_FUZZERS=ON -DOCML_ASAN=ON -DOCML_UBSAN=ON -DOCML_BUILD_TESTS=ON \
+  -DOCML_BUILD_BENCHMARKS=OFF -DOCML_BUILD_CLI=OFF >/dev/null
+targets=(parse_ocml_2_2 parse_ocml_2_0 parse_harmony parse_chatml parse_pcml parse_gabgpt
+         parse_ocml_0_1 stream roundtrip json convert yaml)
+cmake --build build-fuzz -j"$(nproc)" --target "${targets[@]/#/ocml_fuzz_}" >/dev/null
+mkdir -p build-fuzz/findings
+export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1
+status=0
+for t in "${targets[@]}"; do
+  corpus=$(mktemp -d)
+  case $t in
+    json) cp fuzz/corpus/json/* examples/*.json "$corpus"/ ;;
+    yaml) cp fuzz/corpus/yaml/* "$corpus"/ ;;
+    parse_*) d=${t#parse_}; d=${d//_/-}; d=${d/ocml-2-2/ocml-2.2}; d=${d/ocml-2-0/ocml-2.0}; d=${d/ocml-0-1/ocml-0.1}
+             find tests/conformance/"$d" -name '*.txt' -size -64k -exec cp {} "$corpus"/ \; ;;
+    *) find tests/conformance tests/fixtures -name '*.txt' -size -64k -exec cp --backup=numbered {} "$corpus"/ \; ;;
+  esac
+  log=build-fuzz/findings/$t.log
+  if ./build-fuzz/fuzz/ocml_fuzz_"$t" -max_total_time="$seconds" -max_len=16384 -rss_limit_mb=4096 \
+       -artifact_prefix=build-fuzz/findings/"$t"- "$corpus" >"$log" 2>&1; then
+    runs=$(grep -Eo 'Done [0-9]+ runs' "$log" | grep -Eo '[0-9]+' || echo "?")
+    echo "fuzz $t: ${seconds}s, $runs executions, no finding"
+  else
+    echo "fuzz $t: FINDING (see $log)"; tail -20 "$log"; status=1
+  fi
+  rm -rf "$corpus"
+done
+exit $status
