@@ -6,7 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${OCML_FUZZ_SECONDS:-30}
 CXX=clang++-14 CC=clang-14 cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-  -DOCML_BUILD_FUZZERS=ON -DOCML_ASAN=ON -DOCML_UBSAN=ON -DOCML_BUILD_TESTS=ON \
+  -DOCML_BUILD_FUZZERS=ON -DOCML_ASAN=ON -DOCML_UBSAN=ON -DOCML_BUILD_TESTS=OFF \
   -DOCML_BUILD_BENCHMARKS=OFF -DOCML_BUILD_CLI=OFF >/dev/null
 targets=(parse_ocml_2_2 parse_ocml_2_0 parse_harmony parse_chatml parse_pcml parse_gabgpt
          parse_ocml_0_1 stream roundtrip json convert yaml)

@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
-# Installs dependencies, builds, checks formatting and runs every test: the Release suite,
-# then the same suite under AddressSanitizer + UndefinedBehaviorSanitizer.
+# Installs dependencies, builds, checks formatting and runs every test:
+#   1. the Release suite (unit, property, conformance, golden, consumer, fuzz-corpus replays),
+#   2. clang-tidy, 3. the corpus replay under valgrind,
+#   4. the whole suite again under AddressSanitizer + UndefinedBehaviorSanitizer,
+#   5. every libFuzzer target for OCML_FUZZ_SECONDS (default 30) under ASan + UBSan.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 jobs=$(nproc)
@@ -12,8 +15,13 @@ cmake -S . -B build -DCMAKE_BUILD_TYPE=Release \
 cmake --build build -j"$jobs"
 ctest --test-dir build -j"$jobs" --output-on-failure
 
+bash scripts/tidy.sh
+bash scripts/valgrind.sh
+
 cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DOCML_ASAN=ON -DOCML_UBSAN=ON \
   -DOCML_BUILD_TESTS=ON -DOCML_BUILD_BENCHMARKS=OFF -DOCML_BUILD_CLI=ON
 cmake --build build-asan -j"$jobs"
 # (the consumer tests build plain, unsanitized programs: run once, above)
 ctest --test-dir build-asan -j"$jobs" --output-on-failure -E "^consumer_"
+
+bash scripts/fuzz.sh

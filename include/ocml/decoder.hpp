@@ -17,9 +17,9 @@ namespace ocml {
 
 /// Resource bounds: a decoder never grows without bound on hostile input.
 struct limits {
-  std::size_t max_header_bytes = 64 * 1024;             ///< One message header.
-  std::size_t max_document_header_bytes = 1024 * 1024;  ///< The YAML document header.
-  std::size_t max_buffered_body_bytes = 256u << 20;     ///< A body kept for <|constrain|> checks.
+  std::size_t max_header_bytes = std::size_t{64} * 1024;             ///< One message header.
+  std::size_t max_document_header_bytes = std::size_t{1024} * 1024;  ///< The YAML document header.
+  std::size_t max_buffered_body_bytes = std::size_t{256} << 20;     ///< A body kept for <|constrain|> checks.
   std::size_t max_json_depth = 1024;                    ///< Nesting in constrained JSON bodies.
 };
 

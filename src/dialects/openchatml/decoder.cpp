@@ -243,33 +243,7 @@ class openchatml_decoder final : public detail::stream_decoder {
     lines.set_buffer(p, base, n);
     std::size_t i = 0;
     while (i < n) {
-      std::size_t next = i;
-      switch (st) {
-        case state::doc_start:
-          next = step_doc_start(p, i, n, base);
-          break;
-        case state::doc_fenced:
-          next = step_doc_fenced(p, i, n, base);
-          break;
-        case state::doc_unfenced:
-          next = step_doc_unfenced(p, i, n, base);
-          break;
-        case state::between:
-          next = step_between(p, i, n, base);
-          break;
-        case state::header:
-          next = step_header(p, i, n, base);
-          break;
-        case state::body:
-          next = step_body(p, i, n, base, false);
-          break;
-        case state::literal:
-          next = step_body(p, i, n, base, true);
-          break;
-        case state::failed:
-          i = n;
-          continue;
-      }
+      const std::size_t next = step(p, i, n, base);
       if (next == i && st_unchanged_) break;  // waiting for more bytes
       st_unchanged_ = true;
       i = next;
@@ -278,6 +252,21 @@ class openchatml_decoder final : public detail::stream_decoder {
     return i;
   }
   bool st_unchanged_ = true;  // cleared by steps that switch state without consuming
+
+  // One step of the state machine from p[i]; returns where the next step starts.
+  std::size_t step(const char* p, std::size_t i, std::size_t n, std::size_t base) {
+    switch (st) {
+      case state::doc_start: return step_doc_start(p, i, n, base);
+      case state::doc_fenced: return step_doc_fenced(p, i, n, base);
+      case state::doc_unfenced: return step_doc_unfenced(p, i, n, base);
+      case state::between: return step_between(p, i, n, base);
+      case state::header: return step_header(p, i, n, base);
+      case state::body: return step_body(p, i, n, base, false);
+      case state::literal: return step_body(p, i, n, base, true);
+      case state::failed: return n;
+    }
+    return n;
+  }
   void switch_to(state s) {
     st = s;
     st_unchanged_ = false;
