@@ -216,7 +216,7 @@ result<conversation> read_openai_text(std::string_view text) {
 
 bool python_dumps_text(std::string_view text, std::string& out) {
   simdjson::dom::element doc;
-  if (thread_parser().parse(text.data(), text.size(), true).get(doc) != simdjson::SUCCESS)
+  if (nested_parser().parse(text.data(), text.size(), true).get(doc) != simdjson::SUCCESS)
     return false;
   py_dumps(doc, out);
   return true;
