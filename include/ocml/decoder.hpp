@@ -19,8 +19,9 @@ namespace ocml {
 struct limits {
   std::size_t max_header_bytes = std::size_t{64} * 1024;             ///< One message header.
   std::size_t max_document_header_bytes = std::size_t{1024} * 1024;  ///< The YAML document header.
-  std::size_t max_buffered_body_bytes = std::size_t{256} << 20;     ///< A body kept for <|constrain|> checks.
-  std::size_t max_json_depth = 1024;                    ///< Nesting in constrained JSON bodies.
+  std::size_t max_buffered_body_bytes = std::size_t{256}
+                                        << 20;  ///< A body kept for <|constrain|> checks.
+  std::size_t max_json_depth = 1024;            ///< Nesting in constrained JSON bodies.
 };
 
 /// How a decoder reads its input.

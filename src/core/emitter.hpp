@@ -33,10 +33,18 @@ class emitter {
     e.message = &msg_;
     emit(e);
   }
-  void text(std::string_view t, std::size_t off) { slice_impl(event_kind::content, t, off); }
-  void reasoning(std::string_view t, std::size_t off) { slice_impl(event_kind::reasoning, t, off); }
+  void text(std::string_view t, std::size_t off) {
+    slice_impl(event_kind::content, t, off, nullptr);
+  }
+  /// Text that was held back: `start` is the position of `off`, which the stream has passed.
+  void text_at(std::string_view t, std::size_t off, const position& start) {
+    slice_impl(event_kind::content, t, off, &start);
+  }
+  void reasoning(std::string_view t, std::size_t off) {
+    slice_impl(event_kind::reasoning, t, off, nullptr);
+  }
   /// A text slice of any text-carrying kind (content, reasoning, reflection, introspection).
-  void slice(event_kind k, std::string_view t, std::size_t off) { slice_impl(k, t, off); }
+  void slice(event_kind k, std::string_view t, std::size_t off) { slice_impl(k, t, off, nullptr); }
   void call(const tool_call& c, std::size_t off) {
     event e;
     e.kind = event_kind::tool_call;
@@ -120,13 +128,16 @@ class emitter {
   }
 
  private:
-  void slice_impl(event_kind k, std::string_view t, std::size_t off) {
+  void slice_impl(event_kind k, std::string_view t, std::size_t off, const position* start) {
     if (t.empty()) return;
     if (!utf8_reported_) {
       const std::size_t bad = utf8_.feed(t, off);
       if (bad != utf8_stream::npos) {
         utf8_reported_ = true;
-        report(error_code::invalid_utf8, soft(), bad, "invalid UTF-8 (bytes kept as they are)");
+        const position p =
+            start != nullptr && bad >= off ? advance(*start, t.substr(0, bad - off)) : ts_.at(bad);
+        report_at(error_code::invalid_utf8, soft(), bad, p,
+                  "invalid UTF-8 (bytes kept as they are)");
       }
     }
     event e;

@@ -358,7 +358,7 @@ class decoder_impl final : public stream_decoder, public token_stream::handler {
                       "system tools block is not one JSON tool per line");
       }
     }
-    em_.text(body, body_off_);
+    em_.text_at(body, body_off_, body_pos_);
     buf_.clear();
     (void)off;
   }

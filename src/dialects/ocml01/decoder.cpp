@@ -174,6 +174,7 @@ class decoder_impl final : public stream_decoder, public token_stream::handler {
  private:
   bool open_body(std::size_t body_off) {
     body_off_ = body_off;
+    body_pos_ = em_.where(body_off);
     std::string_view line(role_line_);
     const auto sp = line.find(' ');
     const std::string_view role_word = line.substr(0, sp);
@@ -330,7 +331,7 @@ class decoder_impl final : public stream_decoder, public token_stream::handler {
     const bool bare = sys_msg_.name.empty() && sys_msg_.flags.empty() && content.empty();
     if (!(bare && !tools_.empty() && buf_ != content)) {
       em_.begin(sys_msg_, header_off_);
-      em_.text(content, body_off_);
+      em_.text_at(content, body_off_, body_pos_);
     }
     buf_.clear();
   }
@@ -449,6 +450,7 @@ class decoder_impl final : public stream_decoder, public token_stream::handler {
   position call_pos_;
   position part_pos_;
   position header_pos_;
+  position body_pos_;
   position lead_pos_;
   bool seen_bos_ = false;
   bool strip_nl_ = false;

@@ -256,14 +256,22 @@ class openchatml_decoder final : public detail::stream_decoder {
   // One step of the state machine from p[i]; returns where the next step starts.
   std::size_t step(const char* p, std::size_t i, std::size_t n, std::size_t base) {
     switch (st) {
-      case state::doc_start: return step_doc_start(p, i, n, base);
-      case state::doc_fenced: return step_doc_fenced(p, i, n, base);
-      case state::doc_unfenced: return step_doc_unfenced(p, i, n, base);
-      case state::between: return step_between(p, i, n, base);
-      case state::header: return step_header(p, i, n, base);
-      case state::body: return step_body(p, i, n, base, false);
-      case state::literal: return step_body(p, i, n, base, true);
-      case state::failed: return n;
+      case state::doc_start:
+        return step_doc_start(p, i, n, base);
+      case state::doc_fenced:
+        return step_doc_fenced(p, i, n, base);
+      case state::doc_unfenced:
+        return step_doc_unfenced(p, i, n, base);
+      case state::between:
+        return step_between(p, i, n, base);
+      case state::header:
+        return step_header(p, i, n, base);
+      case state::body:
+        return step_body(p, i, n, base, false);
+      case state::literal:
+        return step_body(p, i, n, base, true);
+      case state::failed:
+        return n;
     }
     return n;
   }

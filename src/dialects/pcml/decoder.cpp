@@ -233,6 +233,7 @@ class decoder_impl final : public stream_decoder, public token_stream::handler {
             : id == ast_open ? role::assistant
                              : role::tool;
     header_off_ = after;
+    header_pos_ = em_.where(after);
     meta_buf_.clear();
     meta_.reset();
     buf_.clear();
@@ -268,7 +269,7 @@ class decoder_impl final : public stream_decoder, public token_stream::handler {
     } else {
       em_.begin(std::move(m), header_off_);
     }
-    if (!replay.empty()) body_text(replay, header_off_, false);
+    if (!replay.empty()) body_text(replay, header_off_, false, &header_pos_);
   }
 
   void whitespace_only(std::string_view t, std::size_t off) {
@@ -283,7 +284,8 @@ class decoder_impl final : public stream_decoder, public token_stream::handler {
     }
   }
 
-  void body_text(std::string_view t, std::size_t off, bool reasoning) {
+  void body_text(std::string_view t, std::size_t off, bool reasoning,
+                 const position* start = nullptr) {
     if (t.empty()) return;
     if (role_ == role::system && !reasoning) {
       buf_.append(t);
@@ -302,7 +304,11 @@ class decoder_impl final : public stream_decoder, public token_stream::handler {
       return;
     }
     if (role_ != role::assistant) {
-      em_.text(t, off);
+      if (start != nullptr) {
+        em_.text_at(t, off, *start);
+      } else {
+        em_.text(t, off);
+      }
       return;
     }
     flush_nl();
@@ -419,7 +425,7 @@ class decoder_impl final : public stream_decoder, public token_stream::handler {
     const bool bare = sys_msg_.name.empty() && sys_msg_.call_id.empty() && sys_msg_.extra.empty();
     if (!(buf_.empty() && had_tools_ && bare)) {
       em_.begin(sys_msg_, header_off_);
-      em_.text(buf_, header_off_);
+      em_.text_at(buf_, header_off_, header_pos_);
     }
     buf_.clear();
     had_tools_ = false;
@@ -444,6 +450,7 @@ class decoder_impl final : public stream_decoder, public token_stream::handler {
   std::size_t nl_off_ = 0;
   position call_pos_;
   position tools_pos_;
+  position header_pos_;
   bool pending_nl_ = false;
   bool strip_nl_ = false;
   bool stray_reported_ = false;
