@@ -14,7 +14,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   body.remove_suffix(4);  // "---\n"
   ocml::document_header again;
   ocml::fuzz::check(ocml::detail::parse_document_header(body, again, err));
-  ocml::fuzz::check(ocml::to_native_json({h, {}, {}, {}}) ==
-                    ocml::to_native_json({again, {}, {}, {}}));
+  // YAML cannot hold invalid UTF-8: it is written as U+FFFD, so compare as dump_json does.
+  ocml::fuzz::check(ocml::dump_json(ocml::to_native_json({h, {}, {}, {}})) ==
+                    ocml::dump_json(ocml::to_native_json({again, {}, {}, {}})));
   return 0;
 }

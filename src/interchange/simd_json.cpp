@@ -170,13 +170,18 @@ result<conversation> read_openai_text(std::string_view text) {
   }
   for (auto m : msgs) {
     if (!m.is_object()) return fail();
-    // Anything beyond the plain OpenAI keys goes the general way.
+    // Anything beyond the plain OpenAI keys, or a key given twice, goes the general way.
+    unsigned seen = 0;
     for (auto field : simdjson::dom::object(m)) {
       const std::string_view k = field.key;
-      if (k != "role" && k != "content" && k != "name" && k != "tool_calls" &&
-          k != "tool_call_id" && k != "reasoning_content") {
-        return fail();
+      static constexpr std::string_view kKeys[] = {
+          "role", "content", "name", "tool_calls", "tool_call_id", "reasoning_content"};
+      unsigned bit = 0;
+      for (unsigned b = 0; b < 6; ++b) {
+        if (k == kKeys[b]) bit = 1u << b;
       }
+      if (bit == 0 || (seen & bit) != 0) return fail();
+      seen |= bit;
     }
     message x;
     const auto r = parse_role(str(m, "role"));

@@ -1,6 +1,8 @@
 // OpenAI JSON text -> ChatML text in one pass over a simdjson document, without building
 // the conversation model (the batch hot path). Anything unusual declines, and the caller
 // takes the general path; tests hold both paths to the same bytes.
+#include <algorithm>
+#include <array>
 #include <vector>
 
 #include "dialects/chatml/chatml.hpp"
@@ -55,8 +57,15 @@ bool render_openai_text(std::string_view text, bool add_generation_prompt, std::
   for (element m : messages) {
     if (!m.is_object()) return false;
     msg_view v;
+    std::array<std::string_view, 6> keys;  // a key given twice goes the general way
+    std::size_t nkeys = 0;
     for (auto field : simdjson::dom::object(m)) {
       const std::string_view k = field.key;
+      if (nkeys == keys.size() ||
+          std::find(keys.begin(), keys.begin() + nkeys, k) != keys.begin() + nkeys) {
+        return false;
+      }
+      keys[nkeys++] = k;
       if (k == "role") {
         if (field.value.get(v.role) != simdjson::SUCCESS) return false;
       } else if (k == "content") {

@@ -127,6 +127,10 @@ class decoder_impl final : public stream_decoder, public token_stream::handler {
           on_token(id, off);
           return;
         }
+        if (id == eos && lead_.find_first_not_of(" \t\r\n") == std::string::npos) {
+          st_ = state::done;  // "[BOS][EOS]": an empty chat
+          return;
+        }
         start_document(lead_.empty() ? off : lead_off_);
         on_token(id, off);
         return;
