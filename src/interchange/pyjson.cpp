@@ -33,7 +33,7 @@ std::string python_float_repr(double d) {
   } else if (exp < 0) {
     out += "0." + std::string(static_cast<std::size_t>(-exp - 1), '0') + digits;
   } else {
-    const auto int_len = static_cast<std::size_t>(exp + 1);
+    const std::size_t int_len = static_cast<std::size_t>(exp) + 1;
     if (digits.size() <= int_len) {
       out += digits + std::string(int_len - digits.size(), '0') + ".0";
     } else {
