@@ -69,8 +69,8 @@ class emitter {
   void end(end_token how, std::size_t off) {
     if (!open_) return;
     if (utf8_.incomplete() && !utf8_reported_) {
-      report(error_code::invalid_utf8, soft(), utf8_.pending_at(),
-             "message ends inside a UTF-8 sequence");
+      report_at(error_code::invalid_utf8, soft(), utf8_.pending_at(), pending_pos_,
+                "message ends inside a UTF-8 sequence");
     }
     open_ = false;
     event e;
@@ -132,12 +132,17 @@ class emitter {
     if (t.empty()) return;
     if (!utf8_reported_) {
       const std::size_t bad = utf8_.feed(t, off);
+      const auto pos_of = [&](std::size_t at) {
+        return start != nullptr ? advance(*start, t.substr(0, at - off)) : ts_.at(at);
+      };
       if (bad != utf8_stream::npos) {
         utf8_reported_ = true;
-        const position p =
-            start != nullptr && bad >= off ? advance(*start, t.substr(0, bad - off)) : ts_.at(bad);
+        // A sequence begun in an earlier slice: its position was taken back then.
+        const position p = bad >= off ? pos_of(bad) : pending_pos_;
         report_at(error_code::invalid_utf8, soft(), bad, p,
                   "invalid UTF-8 (bytes kept as they are)");
+      } else if (utf8_.incomplete() && utf8_.pending_at() >= off) {
+        pending_pos_ = pos_of(utf8_.pending_at());
       }
     }
     event e;
@@ -158,6 +163,7 @@ class emitter {
   bool failed_ = false;
   utf8_stream utf8_;
   bool utf8_reported_ = false;
+  position pending_pos_;  // where utf8_'s unfinished sequence begins
 };
 
 }  // namespace ocml::detail

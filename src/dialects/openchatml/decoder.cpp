@@ -64,6 +64,7 @@ class openchatml_decoder final : public detail::stream_decoder {
   bool first_header = true;  // completion mode: the first header has a preset role
   detail::utf8_stream utf8;
   bool utf8_reported = false;
+  detail::position utf8_pending_pos;  // where utf8's unfinished sequence begins
 
   // Between messages / document header.
   std::string doc;
@@ -178,8 +179,12 @@ class openchatml_decoder final : public detail::stream_decoder {
       const std::size_t bad = utf8.feed(text, off);
       if (bad != detail::utf8_stream::npos) {
         utf8_reported = true;
-        report(error_code::invalid_utf8, opt.lenient ? severity::warning : severity::error, bad,
-               "invalid UTF-8 in message body (bytes kept as they are)");
+        // A sequence begun in an earlier slice: its position was taken back then.
+        report_at(error_code::invalid_utf8, opt.lenient ? severity::warning : severity::error, bad,
+                  bad >= off ? lines.at(bad) : utf8_pending_pos,
+                  "invalid UTF-8 in message body (bytes kept as they are)");
+      } else if (utf8.incomplete() && utf8.pending_at() >= off) {
+        utf8_pending_pos = lines.at(utf8.pending_at());
       }
     }
     if (keep_body) {
@@ -215,8 +220,8 @@ class openchatml_decoder final : public detail::stream_decoder {
 
   void end_message(end_token how, std::size_t off) {
     if (utf8.incomplete() && !utf8_reported) {
-      report(error_code::invalid_utf8, opt.lenient ? severity::warning : severity::error,
-             utf8.pending_at(), "message body ends inside a UTF-8 sequence");
+      report_at(error_code::invalid_utf8, opt.lenient ? severity::warning : severity::error,
+                utf8.pending_at(), utf8_pending_pos, "message body ends inside a UTF-8 sequence");
     }
     if (how != end_token::unterminated) check_constraint();
     st = state::between;
