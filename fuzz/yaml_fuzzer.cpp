@@ -1,5 +1,7 @@
 // The YAML document header: parsing never crashes or hangs; a parsed header renders and
 // parses back to itself.
+#include <simdjson.h>
+
 #include "core/document_header.hpp"
 #include "fuzz_common.hpp"
 
@@ -14,8 +16,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   body.remove_suffix(4);  // "---\n"
   ocml::document_header again;
   ocml::fuzz::check(ocml::detail::parse_document_header(body, again, err));
-  // YAML cannot hold invalid UTF-8: it is written as U+FFFD, so compare as dump_json does.
-  ocml::fuzz::check(ocml::dump_json(ocml::to_native_json({h, {}, {}, {}})) ==
-                    ocml::dump_json(ocml::to_native_json({again, {}, {}, {}})));
+  // YAML cannot hold invalid UTF-8 (it becomes U+FFFD, however many bytes were bad):
+  // the header must come back unchanged when the input was valid UTF-8.
+  if (simdjson::validate_utf8(text.data(), text.size())) {
+    ocml::fuzz::check(ocml::to_native_json({h, {}, {}, {}}) ==
+                      ocml::to_native_json({again, {}, {}, {}}));
+  }
   return 0;
 }

@@ -129,3 +129,19 @@ TEST(Convert, ChunkingNeverChangesAParse) {
 }
 
 }  // namespace
+
+namespace {
+
+// Found by the convert fuzzer: an unterminated last message must leave the 0.1 sequence
+// open (no [EOS] inside its body).
+TEST(Convert, UnterminatedMessageStaysOpenInOcml01) {
+  const auto r = ocml::convert("<|im_start|>user\nhalf a messa",
+                               {.from = dialect::chatml, .to = dialect::ocml_0_1, .lenient = true});
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r.text, "[BOS]<|im_start|>user\nhalf a messa");
+  const auto back = ocml::parse(r.text, {.dialect = dialect::ocml_0_1});
+  ASSERT_EQ(back.diagnostics.size(), 1u);
+  EXPECT_EQ(back.diagnostics[0].code, ocml::error_code::stream_truncated);
+}
+
+}  // namespace

@@ -153,6 +153,11 @@ result<conversation> read_openai_text(std::string_view text) {
   }
   conversation c;
   simdjson::dom::array tools;
+  simdjson::dom::element tools_value;
+  if (doc.is_object() && doc["tools"].get(tools_value) == simdjson::SUCCESS &&
+      !tools_value.is_null() && !tools_value.is_array()) {
+    return fail();  // the general path reports it
+  }
   if (doc.is_object() && doc["tools"].get(tools) == simdjson::SUCCESS) {
     for (auto t : tools) {
       simdjson::dom::element f = t;

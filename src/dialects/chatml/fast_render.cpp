@@ -102,7 +102,33 @@ bool render_openai_text(std::string_view text, bool add_generation_prompt, std::
   out += "<|im_start|>system\n";
   out += first_system ? ms[0].content : kDefaultSystem;
   simdjson::dom::array tools;
-  if (doc.is_object() && doc["tools"].get(tools) == simdjson::SUCCESS && tools.size() > 0) {
+  bool has_tools = false;
+  element tools_value;
+  if (doc.is_object() && doc["tools"].get(tools_value) == simdjson::SUCCESS &&
+      !tools_value.is_null()) {
+    if (tools_value.get(tools) != simdjson::SUCCESS) return false;  // not an array
+    has_tools = true;
+  }
+  const auto tools_ok = [&tools]() {
+    for (element t : tools) {
+      // The general path's checks (read_tools): an object with a named function.
+      if (!t.is_object()) return false;
+      element f = t;
+      element inner;
+      if (t["function"].get(inner) == simdjson::SUCCESS) {
+        if (!inner.is_object()) return false;
+        f = inner;
+      }
+      std::string_view name;
+      if (f["name"].get(name) != simdjson::SUCCESS || name.empty()) return false;
+      element desc;
+      if (f["description"].get(desc) == simdjson::SUCCESS && !desc.is_string() && !desc.is_null())
+        return false;
+    }
+    return true;
+  };
+  if (has_tools && !tools_ok()) return false;
+  if (has_tools && tools.size() > 0) {
     out += kToolsHead;
     for (element t : tools) {
       out += '\n';

@@ -148,8 +148,8 @@ result<std::string> render(const conversation& c0, const render_options& o,
   if (o.add_generation_prompt) {
     if (!c.messages.empty()) out += '\n';
     out += "<|im_start|>assistant\n";
-  } else {
-    out += o.eos;
+  } else if (c.messages.empty() || c.messages.back().end != end_token::unterminated) {
+    out += o.eos;  // an unterminated last message leaves the sequence open
   }
   return out;
 }
