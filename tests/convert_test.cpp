@@ -145,3 +145,22 @@ TEST(Convert, UnterminatedMessageStaysOpenInOcml01) {
 }
 
 }  // namespace
+
+namespace {
+
+// Found by the convert fuzzer: only the last container may stay open.
+TEST(Convert, EarlierUnterminatedTurnsAreClosedInPcmlAndOcml01) {
+  const std::string gab =
+      "<|user|>q<|assistant|>a<|assistant|>b";  // 'a' closed by the next segment
+  for (auto to : {dialect::pcml, dialect::ocml_0_1}) {
+    const auto r = ocml::convert(gab, {.from = dialect::gabgpt, .to = to, .lenient = true});
+    ASSERT_TRUE(r.ok());
+    const auto back = ocml::parse(r.text, {.dialect = to});
+    for (const auto& d : back.diagnostics)
+      EXPECT_EQ(d.code, ocml::error_code::stream_truncated) << r.text;
+    ASSERT_EQ(back.conversation.messages.size(), 3u) << r.text;
+    EXPECT_EQ(back.conversation.messages[1].content, "a");
+  }
+}
+
+}  // namespace

@@ -3,6 +3,7 @@
 #include <simdjson.h>
 
 #include <cstdio>
+#include <vector>
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -151,6 +152,7 @@ result<conversation> read_openai_text(std::string_view text) {
   } else if (doc["messages"].get(msgs) != simdjson::SUCCESS) {
     return fail();
   }
+  if (!unique_keys(doc)) return fail();
   conversation c;
   simdjson::dom::array tools;
   simdjson::dom::element tools_value;
@@ -163,6 +165,7 @@ result<conversation> read_openai_text(std::string_view text) {
       simdjson::dom::element f = t;
       simdjson::dom::element inner;
       if (t["function"].get(inner) == simdjson::SUCCESS) f = inner;
+      if (!unique_keys(t) || !unique_keys(f)) return fail();
       tool x;
       x.name = str(f, "name");
       x.description = str(f, "description");
@@ -204,6 +207,7 @@ result<conversation> read_openai_text(std::string_view text) {
         for (auto tc : calls) {
           simdjson::dom::element f;
           if (tc["function"].get(f) != simdjson::SUCCESS) return fail();
+          if (!unique_keys(tc) || !unique_keys(f)) return fail();
           tool_call y;
           y.id = str(tc, "id");
           y.name = str(f, "name");
@@ -303,6 +307,18 @@ void append_json_string(std::string& out, std::string_view s, bool known_valid_u
   }
   out.append(done, end);
   out.push_back('"');
+}
+
+bool unique_keys(simdjson::dom::element e) {
+  if (!e.is_object()) return true;
+  std::vector<std::string_view> keys;
+  for (auto field : simdjson::dom::object(e)) {
+    for (auto k : keys) {
+      if (k == field.key) return false;
+    }
+    keys.push_back(field.key);
+  }
+  return true;
 }
 
 }  // namespace ocml::detail

@@ -24,6 +24,10 @@ namespace ocml::detail {
 /// The calling thread's parser for whole documents (elements stay valid until its next parse).
 [[nodiscard]] simdjson::dom::parser& document_parser();
 
+/// True when no key of `e` (if it is an object) appears twice. The fast paths read objects
+/// by key and decline duplicates, which readers resolve differently.
+[[nodiscard]] bool unique_keys(simdjson::dom::element e);
+
 /// Python's json.dumps of a parsed element (key order kept).
 void py_dumps(simdjson::dom::element e, std::string& out);
 

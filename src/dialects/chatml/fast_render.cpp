@@ -52,6 +52,7 @@ bool render_openai_text(std::string_view text, bool add_generation_prompt, std::
   } else if (doc["messages"].get(messages) != simdjson::SUCCESS) {
     return false;
   }
+  if (!unique_keys(doc)) return false;
   std::vector<msg_view> ms;
   ms.reserve(messages.size());
   for (element m : messages) {
@@ -119,6 +120,7 @@ bool render_openai_text(std::string_view text, bool add_generation_prompt, std::
         if (!inner.is_object()) return false;
         f = inner;
       }
+      if (!unique_keys(t) || !unique_keys(f)) return false;
       std::string_view name;
       if (f["name"].get(name) != simdjson::SUCCESS || name.empty()) return false;
       element desc;

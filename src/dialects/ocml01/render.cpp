@@ -139,7 +139,8 @@ result<std::string> render(const conversation& c0, const render_options& o,
       }
     }
     for (const auto& tc : m.tool_calls) out += "<|function_call|>\n" + call_json(tc) + "\n";
-    if (m.end != end_token::unterminated) out += "<|im_end|>";
+    // Only the last message can stay open (a stream cut short); earlier ones are closed.
+    if (m.end != end_token::unterminated || i + 1 != c.messages.size()) out += "<|im_end|>";
   }
   if (tools_pending) {  // tools but no system message to carry them
     out.insert(o.bos.size(), "<|im_start|>system\n" + function_list_block(c.tools).substr(1) +

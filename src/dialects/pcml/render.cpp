@@ -90,6 +90,8 @@ result<std::string> render(const conversation& c0, const render_options& o,
       warnings->push_back(std::move(d));
     }
     if (!out.empty()) out += "\n\n";
+    // Only the last container can stay open (a stream cut short); earlier ones are closed.
+    const bool left_open = m.end == end_token::unterminated && i + 1 == c.messages.size();
     out += open[r];
     std::vector<std::pair<std::string, std::string>> meta;
     if (!m.name.empty()) meta.emplace_back("name", m.name);
@@ -112,12 +114,12 @@ result<std::string> render(const conversation& c0, const render_options& o,
         if (k > 0 || !m.content.empty()) out += '\n';
         out += "<call>" + call_json(m.tool_calls[k]) + "</call>";
       }
-      if (m.end != end_token::unterminated) out += "<end>";
+      if (!left_open) out += "<end>";
     } else {
       out += m.content;
       if (m.role == role::system && !tools_done) out += tools_block();
     }
-    if (m.end != end_token::unterminated) out += close[r];
+    if (!left_open) out += close[r];
   }
   if (o.add_generation_prompt) {
     if (!out.empty()) out += "\n\n";
