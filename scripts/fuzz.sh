@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets with clang 14 under ASan+UBSan and runs each for a bounded
-# time (OCML_FUZZ_SECONDS, default 30), seeded from the conformance suite and fuzz/corpus.
-# Prints executions per target; fails on any finding (the input is kept in build-fuzz/findings).
+# time (OCML_FUZZ_SECONDS, default 30) or, with OCML_FUZZ_RUNS=N, for exactly N executions
+# from a fixed seed (reproducible: what CI runs). Seeded from the conformance suite and
+# fuzz/corpus. OCML_FUZZ_TARGETS picks targets. Prints executions per target; fails on any
+# finding (the input is kept in build-fuzz/findings).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${OCML_FUZZ_SECONDS:-30}
@@ -10,6 +12,7 @@ CXX=clang++-14 CC=clang-14 cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDe
   -DOCML_BUILD_BENCHMARKS=OFF -DOCML_BUILD_CLI=OFF >/dev/null
 targets=(parse_ocml_2_2 parse_ocml_2_0 parse_harmony parse_chatml parse_pcml parse_gabgpt
          parse_ocml_0_1 stream roundtrip json convert yaml)
+if [[ -n ${OCML_FUZZ_TARGETS:-} ]]; then read -r -a targets <<<"$OCML_FUZZ_TARGETS"; fi
 cmake --build build-fuzz -j"$(nproc)" --target "${targets[@]/#/ocml_fuzz_}" >/dev/null
 mkdir -p build-fuzz/findings
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1
@@ -24,10 +27,15 @@ for t in "${targets[@]}"; do
     *) find tests/conformance tests/fixtures -name '*.txt' -size -64k -exec cp --backup=numbered {} "$corpus"/ \; ;;
   esac
   log=build-fuzz/findings/$t.log
-  if ./build-fuzz/fuzz/ocml_fuzz_"$t" -max_total_time="$seconds" -max_len=16384 -rss_limit_mb=4096 \
+  if [[ -n ${OCML_FUZZ_RUNS:-} ]]; then
+    bound=(-runs="$OCML_FUZZ_RUNS" -seed=1)
+  else
+    bound=(-max_total_time="$seconds")
+  fi
+  if ./build-fuzz/fuzz/ocml_fuzz_"$t" "${bound[@]}" -max_len=16384 -rss_limit_mb=4096 \
        -artifact_prefix=build-fuzz/findings/"$t"- "$corpus" >"$log" 2>&1; then
     runs=$(grep -Eo 'Done [0-9]+ runs' "$log" | grep -Eo '[0-9]+' || echo "?")
-    echo "fuzz $t: ${seconds}s, $runs executions, no finding"
+    echo "fuzz $t: $runs executions, no finding"
   else
     echo "fuzz $t: FINDING (see $log)"; tail -20 "$log"; status=1
   fi
