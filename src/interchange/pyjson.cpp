@@ -1,5 +1,7 @@
 #include "interchange/pyjson.hpp"
 
+#include "interchange/simd_json.hpp"
+
 #include <charconv>
 #include <cmath>
 #include <cstdio>
@@ -44,44 +46,8 @@ std::string python_float_repr(double d) {
 }
 
 void python_json_string(std::string_view s, std::string& out) {
-  out.push_back('"');
-  std::size_t done = 0;
-  for (std::size_t i = 0; i < s.size(); ++i) {
-    const auto c = static_cast<unsigned char>(s[i]);
-    if (c >= 0x20 && c != '"' && c != '\\') continue;
-    out.append(s.data() + done, i - done);
-    done = i + 1;
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\r':
-        out += "\\r";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      case '\b':
-        out += "\\b";
-        break;
-      case '\f':
-        out += "\\f";
-        break;
-      default: {
-        char b[8];
-        std::snprintf(b, sizeof b, "\\u%04x", c);
-        out += b;
-      }
-    }
-  }
-  out.append(s.data() + done, s.size() - done);
-  out.push_back('"');
+  // json.dumps(ensure_ascii=False) escapes exactly what a compact JSON writer escapes.
+  append_json_string(out, s, true);
 }
 
 void python_json_dumps(const json& j, std::string& out) {
