@@ -3,6 +3,10 @@
 
 #include <string>
 
+#include <stdexcept>
+#include <string_view>
+
+#include "interchange/pyjson.hpp"
 #include "ocml/error.hpp"
 #include "ocml/model.hpp"
 
@@ -39,6 +43,39 @@ inline std::string content_text(const json& v, const std::string& where, std::st
   }
   if (err.empty()) err = where + ".content must be a string or a list of text parts";
   return {};
+}
+
+/// How a dialect writes a tool call's JSON object (ChatML `<tool_call>`, PCML `<call>`,
+/// OpenChatML 0.1 `<|function_call|>`).
+struct call_json_rules {
+  bool read_id = false;                ///< PCML carries the call id in the object.
+  bool raw_string_arguments = true;    ///< A string `arguments` is taken as the text itself.
+  std::string_view missing_arguments;  ///< Arguments text when the object has none.
+};
+
+/// Reads `{"name": ..., "arguments": ...}` into `out` (arguments in Python's spelling).
+/// Returns false with `error` set when the text is not such an object.
+inline bool read_call_json(std::string_view body, const call_json_rules& rules, tool_call& out,
+                           std::string& error) {
+  try {
+    const json j = json::parse(body);
+    if (!j.is_object() || !j.contains("name") || !j["name"].is_string()) {
+      throw std::runtime_error("needs a string \"name\"");
+    }
+    out.name = j["name"];
+    if (rules.read_id && j.contains("id") && j["id"].is_string()) out.id = j["id"];
+    if (j.contains("arguments")) {
+      const json& a = j["arguments"];
+      out.arguments =
+          a.is_string() && rules.raw_string_arguments ? a.get<std::string>() : python_json_dumps(a);
+    } else {
+      out.arguments = rules.missing_arguments;
+    }
+    return true;
+  } catch (const std::exception& ex) {
+    error = ex.what();
+    return false;
+  }
 }
 
 /// Tools from an OpenAI `tools` array ({type:function,function:{...}} or bare {name,...}).

@@ -310,16 +310,11 @@ class decoder_impl final : public stream_decoder, public token_stream::handler {
     if (body.starts_with('\n')) body.remove_prefix(1);
     if (body.ends_with('\n')) body.remove_suffix(1);
     tool_call tc;
-    try {
-      const json j = json::parse(body);
-      if (!j.is_object() || !j.contains("name") || !j["name"].is_string()) {
-        throw std::runtime_error("needs a string \"name\"");
-      }
-      tc.name = j["name"];
-      tc.arguments = j.contains("arguments") ? python_json_dumps(j["arguments"]) : "{}";
-    } catch (const std::exception& ex) {
+    std::string why;
+    if (!read_call_json(body, {.raw_string_arguments = false, .missing_arguments = "{}"}, tc,
+                        why)) {
       em_.report_at(error_code::body_constraint_violation, em_.soft(), call_off_, call_pos_,
-                    std::string("<tool_call> is not {\"name\", \"arguments\"} JSON: ") + ex.what());
+                    "<tool_call> is not {\"name\", \"arguments\"} JSON: " + why);
       tc.arguments = std::string(body);
     }
     em_.call(tc, call_off_);

@@ -290,20 +290,10 @@ class decoder_impl final : public stream_decoder, public token_stream::handler {
     if (body.starts_with('\n')) body.remove_prefix(1);
     if (body.ends_with('\n')) body.remove_suffix(1);
     tool_call tc;
-    try {
-      const json j = json::parse(body);
-      if (!j.is_object() || !j.contains("name") || !j["name"].is_string()) {
-        throw std::runtime_error("needs a string \"name\"");
-      }
-      tc.name = j["name"];
-      if (j.contains("arguments")) {
-        tc.arguments = j["arguments"].is_string() ? j["arguments"].get<std::string>()
-                                                  : python_json_dumps(j["arguments"]);
-      }
-    } catch (const std::exception& ex) {
-      em_.report_at(
-          error_code::body_constraint_violation, em_.soft(), call_off_, call_pos_,
-          std::string("<|function_call|> is not {\"arguments\", \"name\"} JSON: ") + ex.what());
+    std::string why;
+    if (!read_call_json(body, {}, tc, why)) {
+      em_.report_at(error_code::body_constraint_violation, em_.soft(), call_off_, call_pos_,
+                    "<|function_call|> is not {\"arguments\", \"name\"} JSON: " + why);
       tc.arguments = std::string(body);
     }
     em_.call(tc, call_off_);

@@ -378,21 +378,10 @@ class decoder_impl final : public stream_decoder, public token_stream::handler {
 
   void finish_call() {
     tool_call tc;
-    try {
-      const json j = json::parse(buf_);
-      if (!j.is_object() || !j.contains("name") || !j["name"].is_string()) {
-        throw std::runtime_error("needs a string \"name\"");
-      }
-      tc.name = j["name"];
-      if (j.contains("id") && j["id"].is_string()) tc.id = j["id"];
-      if (j.contains("arguments")) {
-        const json& a = j["arguments"];
-        tc.arguments = a.is_string() ? a.get<std::string>() : python_json_dumps(a);
-      }
-    } catch (const std::exception& ex) {
-      em_.report_at(
-          error_code::body_constraint_violation, em_.soft(), call_off_, call_pos_,
-          std::string("<call> is not {\"id\", \"name\", \"arguments\"} JSON: ") + ex.what());
+    std::string why;
+    if (!read_call_json(buf_, {.read_id = true}, tc, why)) {
+      em_.report_at(error_code::body_constraint_violation, em_.soft(), call_off_, call_pos_,
+                    "<call> is not {\"id\", \"name\", \"arguments\"} JSON: " + why);
       tc.arguments = buf_;
     }
     em_.call(tc, call_off_);
