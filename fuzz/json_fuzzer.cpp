@@ -24,7 +24,19 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   }
   std::string direct;
   std::vector<ocml::diagnostic> warnings;
-  if (ocml::detail::chatml::render_openai_text(text, false, direct, warnings)) {
+  const bool took = ocml::detail::chatml::render_openai_text(text, false, direct, warnings);
+  // The batch line writer (escaping as it renders) takes the same inputs to the same text.
+  ocml::detail::escaped_buffer line;
+  std::vector<ocml::diagnostic> line_warnings;
+  ocml::fuzz::check(ocml::detail::chatml::render_openai_json_text({.text = text}, false, line,
+                                                                  line_warnings) == took);
+  if (took) {
+    std::string expected;
+    ocml::detail::append_json_string(expected, direct, true);
+    ocml::fuzz::check("\"" + std::string(line.view()) + "\"" == expected);
+    ocml::fuzz::check(line_warnings == warnings);
+  }
+  if (took) {
     ocml::fuzz::check(j.ok());
     auto general = ocml::from_openai_json(*j);
     ocml::fuzz::check(general.ok());

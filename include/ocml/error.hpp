@@ -58,6 +58,11 @@ struct diagnostic {
 
   /// "E-PARSE-HEADER 3:14 unknown role 'bot'" (warnings get a "warning: " prefix on the message).
   [[nodiscard]] std::string to_string() const;
+  /// Appends to_string() to `out` (no temporary string; for logs of many diagnostics).
+  ///
+  ///   std::string log;
+  ///   for (const auto& d : result.diagnostics) { d.append_to(log); log += '\n'; }
+  void append_to(std::string& out) const;
   friend bool operator==(const diagnostic&, const diagnostic&) = default;
 };
 

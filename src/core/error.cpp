@@ -1,4 +1,5 @@
 #include <array>
+#include <charconv>
 #include <string>
 
 #include "ocml/error.hpp"
@@ -41,15 +42,27 @@ std::string_view error_message(error_code code) noexcept {
   return i < kErrors.size() ? kErrors[i].message : std::string_view("unknown error");
 }
 
+void diagnostic::append_to(std::string& out) const {
+  out += error_name(code);
+  char digits[64];
+  char* p = digits;
+  *p++ = ' ';
+  p = std::to_chars(p, digits + 30, line).ptr;
+  *p++ = ':';
+  p = std::to_chars(p, digits + 62, column).ptr;
+  *p++ = ' ';
+  out.append(digits, p);
+  if (level == severity::warning) out += "warning: ";
+  if (message.empty()) {
+    out += error_message(code);
+  } else {
+    out += message;
+  }
+}
+
 std::string diagnostic::to_string() const {
-  std::string s(error_name(code));
-  s += ' ';
-  s += std::to_string(line);
-  s += ':';
-  s += std::to_string(column);
-  s += ' ';
-  if (level == severity::warning) s += "warning: ";
-  s += message.empty() ? std::string(error_message(code)) : message;
+  std::string s;
+  append_to(s);
   return s;
 }
 

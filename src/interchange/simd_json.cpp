@@ -2,6 +2,9 @@
 
 #include <simdjson.h>
 
+#include <algorithm>
+#include <array>
+#include <charconv>
 #include <cstdio>
 #include <vector>
 
@@ -9,6 +12,7 @@
 #include <emmintrin.h>
 #endif
 
+#include "interchange/json_escape.hpp"
 #include "interchange/pyjson.hpp"
 #include "ocml/json.hpp"
 
@@ -58,51 +62,85 @@ json to_nlohmann(simdjson::dom::element e) {
 
 }  // namespace
 
-void py_dumps(simdjson::dom::element e, std::string& out) {
+namespace {
+
+// Where py_dumps writes: JSON text as is, or escaped as the inside of a JSON string.
+struct plain_writer {
+  std::string& out;
+  void put(std::string_view s) const { out += s; }
+  void put(char c) const { out.push_back(c); }
+  void quoted(std::string_view s) const { append_json_string(out, s, true); }
+};
+struct escaped_writer {
+  escaped_buffer& out;
+  void put(std::string_view s) const { out.raw(s); }  // structure and numbers: no escapes
+  void put(char c) const { out.raw(c); }
+  void quoted(std::string_view s) const {
+    out.raw("\\\"");
+    out.escape_twice(s);
+    out.raw("\\\"");
+  }
+};
+
+template <typename Writer>
+void py_dumps_to(simdjson::dom::element e, const Writer& w) {
   switch (e.type()) {
     case simdjson::dom::element_type::OBJECT: {
-      out.push_back('{');
+      w.put('{');
       bool first = true;
       for (auto field : simdjson::dom::object(e)) {
-        if (!first) out += ", ";
+        if (!first) w.put(", ");
         first = false;
-        python_json_string(field.key, out);
-        out += ": ";
-        py_dumps(field.value, out);
+        w.quoted(field.key);
+        w.put(": ");
+        py_dumps_to(field.value, w);
       }
-      out.push_back('}');
+      w.put('}');
       break;
     }
     case simdjson::dom::element_type::ARRAY: {
-      out.push_back('[');
+      w.put('[');
       bool first = true;
       for (auto v : simdjson::dom::array(e)) {
-        if (!first) out += ", ";
+        if (!first) w.put(", ");
         first = false;
-        py_dumps(v, out);
+        py_dumps_to(v, w);
       }
-      out.push_back(']');
+      w.put(']');
       break;
     }
     case simdjson::dom::element_type::STRING:
-      python_json_string(std::string_view(e), out);
+      w.quoted(std::string_view(e));
       break;
     case simdjson::dom::element_type::INT64:
-      out += std::to_string(std::int64_t(e));
+    case simdjson::dom::element_type::UINT64: {
+      char digits[24];
+      const auto r = e.type() == simdjson::dom::element_type::INT64
+                         ? std::to_chars(digits, digits + sizeof digits, std::int64_t(e))
+                         : std::to_chars(digits, digits + sizeof digits, std::uint64_t(e));
+      w.put(std::string_view(digits, static_cast<std::size_t>(r.ptr - digits)));
       break;
-    case simdjson::dom::element_type::UINT64:
-      out += std::to_string(std::uint64_t(e));
-      break;
+    }
     case simdjson::dom::element_type::DOUBLE:
-      out += python_float_repr(double(e));
+      w.put(python_float_repr(double(e)));
       break;
     case simdjson::dom::element_type::BOOL:
-      out += bool(e) ? "true" : "false";
+      w.put(bool(e) ? "true" : "false");
       break;
     default:
-      out += "null";
+      w.put("null");
       break;
   }
+}
+
+}  // namespace
+
+void py_dumps(simdjson::dom::element e, std::string& out) {
+  py_dumps_to(e, plain_writer{out});
+}
+
+void py_dumps_escaped(simdjson::dom::element e, escaped_buffer& out) {
+  py_dumps_to(e, escaped_writer{out});
 }
 
 namespace {
@@ -139,13 +177,30 @@ simdjson::dom::parser& document_parser() {
   return thread_parser();
 }
 
+namespace {
+// Copies `text` into a reused buffer with simdjson's padding (no allocation per parse once
+// the buffer has grown) and parses it with `p`.
+simdjson::simdjson_result<simdjson::dom::element> parse_padded(simdjson::dom::parser& p,
+                                                               std::string& buffer,
+                                                               std::string_view text) {
+  buffer.assign(text);
+  buffer.append(simdjson::SIMDJSON_PADDING, '\0');
+  return p.parse(buffer.data(), text.size(), false);
+}
+}  // namespace
+
+simdjson::simdjson_result<simdjson::dom::element> parse_document(json_input in) {
+  if (in.padded) return thread_parser().parse(in.text.data(), in.text.size(), false);
+  thread_local std::string buffer;
+  return parse_padded(thread_parser(), buffer, in.text);
+}
+
 result<conversation> read_openai_text(std::string_view text) {
   const auto fail = [] {
     return make_error(error_code::invalid_json, "not handled by the fast path");
   };
   simdjson::dom::element doc;
-  if (thread_parser().parse(text.data(), text.size(), true).get(doc) != simdjson::SUCCESS)
-    return fail();
+  if (parse_document({.text = text}).get(doc) != simdjson::SUCCESS) return fail();
   simdjson::dom::array msgs;
   if (doc.is_array()) {
     msgs = simdjson::dom::array(doc);
@@ -228,95 +283,43 @@ result<conversation> read_openai_text(std::string_view text) {
   return c;
 }
 
+namespace {
+simdjson::simdjson_result<simdjson::dom::element> parse_nested(std::string_view text) {
+  thread_local std::string buffer;
+  return parse_padded(nested_parser(), buffer, text);
+}
+}  // namespace
+
 bool python_dumps_text(std::string_view text, std::string& out) {
   simdjson::dom::element doc;
-  if (nested_parser().parse(text.data(), text.size(), true).get(doc) != simdjson::SUCCESS)
-    return false;
+  if (parse_nested(text).get(doc) != simdjson::SUCCESS) return false;
   py_dumps(doc, out);
   return true;
 }
 
-void append_json_string(std::string& out, std::string_view s, bool known_valid_utf8) {
-  if (!known_valid_utf8 && !simdjson::validate_utf8(s.data(), s.size())) {
-    out += dump_json(json(std::string(s)));
-    return;
-  }
-  out.reserve(out.size() + s.size() + s.size() / 16 + 2);
-  out.push_back('"');
-  const char* p = s.data();
-  const char* end = s.data() + s.size();
-  const char* done = p;
-  while (p < end) {
-#if defined(__SSE2__)
-    // 16 bytes a step: stop at a control byte, '"' or '\\'.
-    const __m128i quote = _mm_set1_epi8('"');
-    const __m128i slash = _mm_set1_epi8('\\');
-    const __m128i space = _mm_set1_epi8(0x20);
-    while (end - p >= 16) {
-      const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
-      // bytes < 0x20 (unsigned): min(v, 0x1f) == v
-      const __m128i ctrl = _mm_cmpeq_epi8(_mm_min_epu8(v, _mm_set1_epi8(0x1f)), v);
-      const __m128i hit =
-          _mm_or_si128(ctrl, _mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, slash)));
-      const unsigned mask = static_cast<unsigned>(_mm_movemask_epi8(hit));
-      if (mask != 0) {
-        p += __builtin_ctz(mask);
-        break;
-      }
-      p += 16;
-    }
-    (void)space;
-#endif
-    while (p < end) {
-      const auto c = static_cast<unsigned char>(*p);
-      if (c < 0x20 || c == '"' || c == '\\') break;
-      ++p;
-    }
-    if (p == end) break;
-    out.append(done, p);
-    const auto c = static_cast<unsigned char>(*p);
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\r':
-        out += "\\r";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      case '\b':
-        out += "\\b";
-        break;
-      case '\f':
-        out += "\\f";
-        break;
-      default: {
-        char b[8];
-        std::snprintf(b, sizeof b, "\\u%04x", c);
-        out += b;
-      }
-    }
-    done = ++p;
-  }
-  out.append(done, end);
-  out.push_back('"');
+bool python_dumps_text(std::string_view text, escaped_buffer& out) {
+  simdjson::dom::element doc;
+  if (parse_nested(text).get(doc) != simdjson::SUCCESS) return false;
+  py_dumps_escaped(doc, out);
+  return true;
 }
 
 bool unique_keys(simdjson::dom::element e) {
   if (!e.is_object()) return true;
-  std::vector<std::string_view> keys;
+  constexpr std::size_t kInline = 16;  // objects this small need no allocation
+  std::array<std::string_view, kInline> small;
+  std::vector<std::string_view> large;
+  std::size_t n = 0;
   for (auto field : simdjson::dom::object(e)) {
-    for (auto k : keys) {
-      if (k == field.key) return false;
+    const std::string_view* begin = n <= kInline ? small.data() : large.data();
+    if (std::find(begin, begin + n, field.key) != begin + n) return false;
+    if (n < kInline) {
+      small[n] = field.key;
+    } else {
+      if (n == kInline) large.assign(small.begin(), small.end());
+      large.push_back(field.key);
     }
-    keys.push_back(field.key);
+    ++n;
   }
   return true;
 }

@@ -7,6 +7,7 @@
 #include <string>
 #include <string_view>
 
+#include "interchange/json_escape.hpp"
 #include "ocml/error.hpp"
 #include "ocml/model.hpp"
 
@@ -20,9 +21,23 @@ namespace ocml::detail {
 /// Python's json.dumps(json.loads(text), ensure_ascii=False) for JSON text; false if the
 /// text is not JSON.
 [[nodiscard]] bool python_dumps_text(std::string_view text, std::string& out);
+/// python_dumps_text, escaped as the inside of a JSON string as it is written.
+[[nodiscard]] bool python_dumps_text(std::string_view text, escaped_buffer& out);
 
 /// The calling thread's parser for whole documents (elements stay valid until its next parse).
 [[nodiscard]] simdjson::dom::parser& document_parser();
+
+/// JSON text to parse; `padded` when simdjson::SIMDJSON_PADDING bytes after it are readable
+/// (a line inside a larger buffer), so it is parsed in place instead of copied.
+struct json_input {
+  std::string_view text;
+  bool padded = false;
+};
+
+/// Parses `in` with document_parser(), in place when padded, else from a reused padded
+/// copy (no allocation per call once warm). The result lives until the thread's next
+/// parse_document.
+[[nodiscard]] simdjson::simdjson_result<simdjson::dom::element> parse_document(json_input in);
 
 /// True when no key of `e` (if it is an object) appears twice. The fast paths read objects
 /// by key and decline duplicates, which readers resolve differently.
@@ -30,6 +45,9 @@ namespace ocml::detail {
 
 /// Python's json.dumps of a parsed element (key order kept).
 void py_dumps(simdjson::dom::element e, std::string& out);
+
+/// py_dumps, appended already escaped as the inside of a JSON string (no second pass).
+void py_dumps_escaped(simdjson::dom::element e, escaped_buffer& out);
 
 /// Appends `s` as a JSON string literal (compact, non-ASCII raw, invalid UTF-8 as U+FFFD).
 /// `known_valid_utf8` skips the check (text that came out of a simdjson parse).

@@ -2,15 +2,100 @@
 
 #include <algorithm>
 #include <atomic>
-#include <iostream>
+#include <charconv>
+#include <cstring>
+#include <istream>
+#include <ostream>
 #include <thread>
+
+#include <sys/uio.h>
+#include <unistd.h>
+#include <cerrno>
+#include <climits>
 
 #include "ocml/json.hpp"
 
 namespace ocml::cli {
 
 namespace {
-constexpr std::size_t kBlock = 8192;  // lines held in memory at once
+// A block is small enough to stay in cache and to reuse its buffers (no page faults after
+// the first blocks), and large enough to amortize starting the worker threads.
+constexpr std::size_t kBlockLines = 1024;
+constexpr std::size_t kBlockBytes = std::size_t{1} << 20;
+constexpr std::size_t kReadSize = std::size_t{1} << 20;
+
+// Cuts lines out of `text` from `pos`; returns the new position.
+std::size_t cut_lines(std::string_view text, std::size_t pos,
+                      std::vector<std::pair<std::size_t, std::size_t>>& spans,
+                      std::size_t max_lines, std::size_t max_bytes, std::size_t& taken) {
+  while (spans.size() < max_lines && taken < max_bytes && pos < text.size()) {
+    const void* nl = std::memchr(text.data() + pos, '\n', text.size() - pos);
+    if (nl == nullptr) break;
+    const auto end = static_cast<std::size_t>(static_cast<const char*>(nl) - text.data());
+    spans.emplace_back(pos, end - pos);
+    taken += end - pos + 1;
+    pos = end + 1;
+  }
+  return pos;
+}
+// Writes every buffer of `iov` to `fd` (gathered, with partial writes resumed).
+bool write_all(int fd, std::vector<iovec>& iov) {
+  std::size_t at = 0;
+  while (at < iov.size()) {
+    const auto n = static_cast<int>(std::min<std::size_t>(iov.size() - at, IOV_MAX));
+    const ssize_t w = ::writev(fd, iov.data() + at, n);
+    if (w < 0) {
+      if (errno == EINTR) continue;
+      return false;
+    }
+    auto left = static_cast<std::size_t>(w);
+    while (at < iov.size() && left >= iov[at].iov_len) left -= iov[at++].iov_len;
+    if (at < iov.size()) {
+      iov[at].iov_base = static_cast<char*>(iov[at].iov_base) + left;
+      iov[at].iov_len -= left;
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+bool line_source::next_block(std::vector<batch_line>& lines, std::size_t max_lines,
+                             std::size_t max_bytes) {
+  lines.clear();
+  spans_.clear();
+  std::size_t taken = 0;
+  std::string_view text = bytes_;
+  if (in_ != nullptr) {
+    buffer_.erase(0, pos_);  // only the unread tail moves
+    pos_ = 0;
+    for (;;) {
+      pos_ = cut_lines(buffer_, pos_, spans_, max_lines, max_bytes, taken);
+      if (spans_.size() >= max_lines || taken >= max_bytes || eof_) break;
+      const std::size_t had = buffer_.size();
+      buffer_.resize(had + kReadSize);
+      in_->read(buffer_.data() + had, static_cast<std::streamsize>(kReadSize));
+      const auto got = static_cast<std::size_t>(in_->gcount());
+      buffer_.resize(had + got);
+      if (got == 0) eof_ = true;
+    }
+    text = buffer_;
+  } else {
+    pos_ = cut_lines(bytes_, pos_, spans_, max_lines, max_bytes, taken);
+    eof_ = true;
+  }
+  // The input's last line may lack its newline.
+  if (eof_ && spans_.size() < max_lines && taken < max_bytes && pos_ < text.size()) {
+    spans_.emplace_back(pos_, text.size() - pos_);
+    pos_ = text.size();
+  }
+  constexpr std::size_t kPadding = 64;  // simdjson::SIMDJSON_PADDING
+  for (const auto& [at, n] : spans_) {
+    // Only a mapped input's bytes stay put; its last lines lack the padding.
+    const bool padded = in_ == nullptr && at + n + kPadding <= text.size();
+    lines.push_back({std::string_view(text.data() + at, n), padded});
+  }
+  return !lines.empty();
 }
 
 result<std::string> markup_of_line(std::string_view line) {
@@ -24,71 +109,42 @@ result<std::string> markup_of_line(std::string_view line) {
                     "a batch line must be a JSON string or {\"text\": ...}");
 }
 
-int run_lines(std::istream& in, std::ostream& out, std::ostream& err, unsigned jobs,
-              const std::function<line_result(std::string_view line)>& fn) {
+int run_lines(line_source& src, int out_fd, std::ostream& err, unsigned jobs, const line_fn& fn) {
   jobs = std::max(1u, jobs);
   int rc = 0;
   std::size_t first_line = 1;
-  std::string buffer;  // the block's input, lines cut out of it as views
-  std::vector<std::string_view> lines;
-  std::vector<line_result> results;
-  std::string block;  // the block's output, written at once
+  std::vector<batch_line> lines;
+  std::vector<line_result> results;  // kept across blocks: their buffers are reused
+  std::vector<iovec> iov;            // the block's output, gathered from the results
   std::string errors;
-  std::string carry;  // a partial last line
-  std::vector<char> chunk(1 << 22);
-  bool eof = false;
-  while (!eof || !carry.empty()) {
-    buffer.assign(carry);  // keeps the buffer's capacity from block to block
-    lines.clear();
-    // Fill the block: read until it holds kBlock lines or the input ends.
-    std::size_t scanned = 0;
-    while (!eof) {
-      std::size_t count = 0;
-      for (std::size_t p = 0; (p = buffer.find('\n', p)) != std::string::npos; ++p) ++count;
-      if (count >= kBlock) break;
-      in.read(chunk.data(), static_cast<std::streamsize>(chunk.size()));
-      const auto got = static_cast<std::size_t>(in.gcount());
-      if (got == 0) {
-        eof = true;
-        break;
-      }
-      buffer.append(chunk.data(), got);
-    }
-    std::size_t pos = 0;
-    while (lines.size() < kBlock) {
-      const std::size_t nl = buffer.find('\n', pos);
-      if (nl == std::string::npos) {
-        if (eof && pos < buffer.size()) {
-          lines.emplace_back(buffer.data() + pos, buffer.size() - pos);
-          pos = buffer.size();
-        }
-        break;
-      }
-      lines.emplace_back(buffer.data() + pos, nl - pos);
-      pos = nl + 1;
-    }
-    carry.assign(buffer, pos, std::string::npos);
-    (void)scanned;
-    if (lines.empty()) {
-      if (eof) break;
-      continue;
-    }
-    results.assign(lines.size(), line_result{});
+  while (src.next_block(lines, kBlockLines, kBlockBytes)) {
+    if (results.size() < lines.size()) results.resize(lines.size());
     std::atomic<std::size_t> next{0};
     const auto work = [&]() {
-      for (std::size_t i = next++; i < lines.size(); i = next++) results[i] = fn(lines[i]);
+      for (std::size_t i = next++; i < lines.size(); i = next++) {
+        results[i].output.clear();
+        results[i].direct.clear();
+        results[i].diagnostics.clear();
+        fn(lines[i], results[i]);
+      }
     };
     std::vector<std::thread> pool;
     for (unsigned t = 1; t < jobs && t < lines.size(); ++t) pool.emplace_back(work);
     work();
     for (auto& t : pool) t.join();
-    block.clear();
+    iov.clear();
     errors.clear();
-    for (std::size_t i = 0; i < results.size(); ++i) {
+    for (std::size_t i = 0; i < lines.size(); ++i) {
       const std::size_t n = first_line + i;
       const diagnostic* failure = nullptr;
       for (const auto& d : results[i].diagnostics) {
-        errors += "line " + std::to_string(n) + ": " + d.to_string() + "\n";
+        char prefix[40] = "line ";
+        char* p = std::to_chars(prefix + 5, prefix + sizeof prefix - 2, n).ptr;
+        *p++ = ':';
+        *p++ = ' ';
+        errors.append(prefix, p);
+        d.append_to(errors);
+        errors += '\n';
         if (d.level == severity::error && failure == nullptr) failure = &d;
       }
       if (failure != nullptr) {
@@ -99,14 +155,24 @@ int run_lines(std::istream& in, std::ostream& out, std::ostream& err, unsigned j
                     {"message", failure->message},
                     {"line", failure->line},
                     {"column", failure->column}}}};
-        block += dump_json(e);
-      } else {
-        block += results[i].output;
+        results[i].output = dump_json(e);
+        results[i].direct.clear();
       }
-      block.push_back('\n');
+      if (results[i].direct.size() > 0) {
+        results[i].direct.raw('\n');
+        const std::string_view v = results[i].direct.view();
+        iov.push_back({const_cast<char*>(v.data()), v.size()});  // NOLINT: writev's type
+      } else {
+        results[i].output.push_back('\n');
+        iov.push_back({results[i].output.data(), results[i].output.size()});
+      }
     }
     err << errors;
-    out.write(block.data(), static_cast<std::streamsize>(block.size()));
+    err.flush();
+    if (!write_all(out_fd, iov)) {
+      err << "E-IO 0:0 cannot write the output: " << std::strerror(errno) << '\n';
+      return 1;
+    }
     first_line += lines.size();
   }
   return rc;

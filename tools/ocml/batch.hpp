@@ -9,19 +9,54 @@
 #include <string_view>
 #include <vector>
 
+#include "interchange/json_escape.hpp"
 #include "ocml/error.hpp"
 
 namespace ocml::cli {
 
 struct line_result {
   std::string output;                   ///< one JSON line (without the newline)
+  detail::escaped_buffer direct;        ///< or the line written here by a fast path
   std::vector<diagnostic> diagnostics;  ///< errors make the line fail; warnings inform
 };
 
-/// Applies `fn` to every line of `in` with `jobs` threads; writes outputs in order to `out`
-/// and diagnostics ("line N: E-CODE l:c message") to `err`. Returns 1 if any line failed.
-int run_lines(std::istream& in, std::ostream& out, std::ostream& err, unsigned jobs,
-              const std::function<line_result(std::string_view line)>& fn);
+/// One input line; `padded` when 64 readable bytes follow it (JSON parsers can read it in
+/// place).
+struct batch_line {
+  std::string_view text;
+  bool padded = false;
+};
+
+/// The lines of a batch input, handed out a block at a time: views into a memory-mapped
+/// file, or into a buffer refilled from a stream (only the unread tail is ever moved).
+class line_source {
+ public:
+  /// Lines of `bytes` (e.g. a mapped file), which must outlive the source.
+  explicit line_source(std::string_view bytes) : bytes_(bytes) {}
+  /// Lines read from `in` as they are needed.
+  explicit line_source(std::istream& in) : in_(&in) {}
+
+  /// Cuts the next block (at most `max_lines` lines, stopping once `max_bytes` are taken)
+  /// into `lines`; the views stay valid until the next call. False when the input is done.
+  bool next_block(std::vector<batch_line>& lines, std::size_t max_lines, std::size_t max_bytes);
+
+ private:
+  std::string_view bytes_;
+  std::size_t pos_ = 0;
+  std::istream* in_ = nullptr;
+  std::string buffer_;
+  bool eof_ = false;
+  std::vector<std::pair<std::size_t, std::size_t>> spans_;
+};
+
+/// The work done on one line: appends its output to `r.output` and its diagnostics to
+/// `r.diagnostics` (both arrive empty, with their capacity kept from earlier lines).
+using line_fn = std::function<void(const batch_line& line, line_result& r)>;
+
+/// Applies `fn` to every line of `src` with `jobs` threads; writes outputs in order to the
+/// file descriptor `out_fd` (gathered, without copying them into one buffer) and diagnostics
+/// ("line N: E-CODE l:c message") to `err`. Returns 1 if any line failed.
+int run_lines(line_source& src, int out_fd, std::ostream& err, unsigned jobs, const line_fn& fn);
 
 /// The markup text of a batch input line: a JSON string, or an object with "text".
 [[nodiscard]] result<std::string> markup_of_line(std::string_view line);

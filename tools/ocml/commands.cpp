@@ -5,6 +5,8 @@
 #include <functional>
 #include <iostream>
 
+#include <unistd.h>
+
 #include "batch.hpp"
 #include "dialects/chatml/chatml.hpp"
 #include "interchange/json_util.hpp"
@@ -120,47 +122,45 @@ line_result render_one(const render_args& a, std::string_view input) {
   return r;
 }
 
-// {"text": ...} for a batch output line, without building a JSON tree.
-std::string text_line(std::string_view text, bool known_valid_utf8 = false) {
-  std::string out = "{\"text\":";
-  out.reserve(text.size() + 16);
+// Appends {"text": ...} (a batch output line) to `out`, without building a JSON tree.
+void append_text_line(std::string& out, std::string_view text, bool known_valid_utf8 = false) {
+  out += "{\"text\":";
   detail::append_json_string(out, text, known_valid_utf8);
   out.push_back('}');
-  return out;
 }
 
-int batch(const batch_args& b, const std::string& file,
-          const std::function<line_result(std::string_view)>& fn) {
-  if (file == "-" || file.empty()) return run_lines(std::cin, std::cout, std::cerr, b.jobs, fn);
-  std::ifstream in(file, std::ios::binary);
-  if (!in) {
-    std::cerr << "E-IO 0:0 " << file << ": cannot open\n";
-    return 1;
+int batch(const batch_args& b, const std::string& file, const line_fn& fn) {
+  if (file == "-" || file.empty()) {
+    line_source src(std::cin);
+    return run_lines(src, STDOUT_FILENO, std::cerr, b.jobs, fn);
   }
-  return run_lines(in, std::cout, std::cerr, b.jobs, fn);
+  input in;
+  if (!open_input(in, file)) return 1;
+  line_source src(in.bytes());
+  return run_lines(src, STDOUT_FILENO, std::cerr, b.jobs, fn);
 }
 
 }  // namespace
 
 int run_render(const render_args& a) {
   if (a.batch.jsonl) {
-    return batch(a.batch, a.file, [&a](std::string_view line) {
-      line_result r;
+    return batch(a.batch, a.file, [&a](const batch_line& line, line_result& r) {
       if (a.dialect == dialect::chatml && a.format != json_format::harmony &&
           a.format != json_format::native) {
-        // The one-pass path, into a per-thread scratch buffer (no allocation per line).
-        thread_local std::string scratch;
-        scratch.clear();
-        if (detail::chatml::render_openai_text(line, a.add_generation_prompt, scratch,
-                                               r.diagnostics)) {
-          r.output = text_line(scratch, true);
-          return r;
+        // The one-pass path: OpenAI JSON straight to the escaped output line.
+        r.direct.raw("{\"text\":\"");
+        const detail::json_input in{.text = line.text, .padded = line.padded};
+        if (detail::chatml::render_openai_json_text(in, a.add_generation_prompt, r.direct,
+                                                    r.diagnostics)) {
+          r.direct.raw("\"}");
+          return;
         }
+        r.direct.clear();
         r.diagnostics.clear();
       }
-      r = render_one(a, line);
-      r.output = text_line(r.output, true);  // rendered from JSON strings: valid UTF-8
-      return r;
+      line_result one = render_one(a, line.text);
+      r.diagnostics = std::move(one.diagnostics);
+      append_text_line(r.output, one.output, true);  // rendered from JSON strings: valid UTF-8
     });
   }
   input in;
@@ -175,18 +175,16 @@ int run_parse(const parse_args& a) {
   const openai_options oo{
       .reasoning_key = a.decoder.dialect == dialect::ocml_2_0 ? "thinking" : "reasoning_content"};
   if (a.batch.jsonl) {
-    return batch(a.batch, a.file, [&](std::string_view line) {
-      line_result r;
-      auto text = markup_of_line(line);
+    return batch(a.batch, a.file, [&](const batch_line& line, line_result& r) {
+      auto text = markup_of_line(line.text);
       if (!text) {
         r.diagnostics.push_back(text.error());
-        return r;
+        return;
       }
       parse_result p = parse(*text, a.decoder);
       r.diagnostics = std::move(p.diagnostics);
       r.output =
           dump_json(a.openai ? to_openai_json(p.conversation, oo) : to_native_json(p.conversation));
-      return r;
     });
   }
   input in;
@@ -333,17 +331,15 @@ int run_prepare(const prepare_args& a) {
 int run_convert(const convert_args& a) {
   const convert_options o{.from = a.from, .to = a.to, .lenient = a.lenient, .strict = a.strict};
   if (a.batch.jsonl) {
-    return batch(a.batch, a.file, [&o](std::string_view line) {
-      line_result r;
-      auto text = markup_of_line(line);
+    return batch(a.batch, a.file, [&o](const batch_line& line, line_result& r) {
+      auto text = markup_of_line(line.text);
       if (!text) {
         r.diagnostics.push_back(text.error());
-        return r;
+        return;
       }
       convert_result c = convert(*text, o);
       r.diagnostics = std::move(c.diagnostics);
-      r.output = text_line(c.text);
-      return r;
+      append_text_line(r.output, c.text);
     });
   }
   input in;

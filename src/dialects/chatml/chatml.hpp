@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/stream_decoder.hpp"
+#include "interchange/simd_json.hpp"
 #include "ocml/render.hpp"
 
 namespace ocml::detail::chatml {
@@ -38,6 +39,11 @@ result<std::string> render(const conversation& c, const render_options& o,
 /// false (and leaves `out` as it was) for anything it does not handle.
 bool render_openai_text(std::string_view text, bool add_generation_prompt, std::string& out,
                         std::vector<diagnostic>& warnings);
+
+/// render_openai_text, appended escaped as the inside of a JSON string (a batch line's
+/// "text"), in the same pass. On false, `out` is as it was.
+bool render_openai_json_text(json_input text, bool add_generation_prompt, escaped_buffer& out,
+                             std::vector<diagnostic>& warnings);
 std::unique_ptr<stream_decoder> make_decoder(decoder_options o, decoder::sink s);
 
 }  // namespace ocml::detail::chatml

@@ -39,13 +39,62 @@ bool contains_banned(std::string_view c, std::string_view role) {
   return false;
 }
 
-}  // namespace
+// A fixed piece of the template, with its JSON-escaped form computed once.
+struct piece {
+  explicit piece(std::string_view text) : raw(text) {
+    escaped_buffer b;
+    b.escape(text);
+    escaped = b.view();
+  }
+  std::string_view raw;
+  std::string escaped;
+};
 
-bool render_openai_text(std::string_view text, bool add_generation_prompt, std::string& out,
-                        std::vector<diagnostic>& warnings) {
+const piece kSystemHead{"<|im_start|>system\n"};
+const piece kDefaultSystemText{kDefaultSystem};
+const piece kToolsHeadText{kToolsHead};
+const piece kToolsTailText{kToolsTail};
+const piece kNewline{"\n"};
+const piece kImEnd{"<|im_end|>\n"};
+const piece kImStart{"<|im_start|>"};
+const piece kUserHead{"<|im_start|>user"};
+const piece kResponseOpen{"\n<tool_response>\n"};
+const piece kResponseClose{"\n</tool_response>"};
+const piece kAssistantHead{"<|im_start|>assistant"};
+const piece kCallOpen{"\n<tool_call>\n{\"name\": \""};
+const piece kCallArguments{"\", \"arguments\": "};
+const piece kEmptyArguments{"{}"};
+const piece kCallClose{"}\n</tool_call>"};
+const piece kGenerationPrompt{"<|im_start|>assistant\n"};
+
+// Where the renderer writes: ChatML text as is, or escaped as the inside of a JSON string
+// (the batch output line), so the text is never copied and scanned a second time.
+struct text_writer {
+  std::string& out;
+  void operator()(std::string_view s) const { out += s; }
+  void operator()(const piece& p) const { out += p.raw; }
+  void plain(std::string_view s) const { out += s; }
+  void dumps(element e) const { py_dumps(e, out); }
+  [[nodiscard]] bool dumps_text(std::string_view s) const { return python_dumps_text(s, out); }
+  [[nodiscard]] std::size_t size() const { return out.size(); }
+  void truncate(std::size_t n) const { out.resize(n); }
+};
+struct json_writer {
+  escaped_buffer& out;
+  void operator()(std::string_view s) const { out.escape(s); }
+  void operator()(const piece& p) const { out.raw(p.escaped); }
+  void plain(std::string_view s) const { out.raw(s); }  // text known to need no escaping
+  void dumps(element e) const { py_dumps_escaped(e, out); }
+  [[nodiscard]] bool dumps_text(std::string_view s) const { return python_dumps_text(s, out); }
+  [[nodiscard]] std::size_t size() const { return out.size(); }
+  void truncate(std::size_t n) const { out.truncate(n); }
+};
+
+template <typename Writer>
+bool render_openai(json_input text, bool add_generation_prompt, const Writer& w,
+                   std::vector<diagnostic>& warnings) {
   element doc;
-  if (document_parser().parse(text.data(), text.size(), true).get(doc) != simdjson::SUCCESS)
-    return false;
+  if (parse_document(text).get(doc) != simdjson::SUCCESS) return false;
   simdjson::dom::array messages;
   if (doc.is_array()) {
     messages = simdjson::dom::array(doc);
@@ -53,8 +102,8 @@ bool render_openai_text(std::string_view text, bool add_generation_prompt, std::
     return false;
   }
   if (!unique_keys(doc)) return false;
-  std::vector<msg_view> ms;
-  ms.reserve(messages.size());
+  thread_local std::vector<msg_view> ms;  // reused: no allocation per line
+  ms.clear();
   for (element m : messages) {
     if (!m.is_object()) return false;
     msg_view v;
@@ -98,10 +147,18 @@ bool render_openai_text(std::string_view text, bool add_generation_prompt, std::
     if (v.role == "system" && v.content.ends_with(kToolsTail)) return false;
     ms.push_back(v);
   }
-  const std::size_t start = out.size();
+  const std::size_t start = w.size();
+  const auto decline = [&w, start] {
+    w.truncate(start);
+    return false;
+  };
   const bool first_system = !ms.empty() && ms[0].role == "system";
-  out += "<|im_start|>system\n";
-  out += first_system ? ms[0].content : kDefaultSystem;
+  w(kSystemHead);
+  if (first_system) {
+    w(ms[0].content);
+  } else {
+    w(kDefaultSystemText);
+  }
   simdjson::dom::array tools;
   bool has_tools = false;
   element tools_value;
@@ -131,14 +188,14 @@ bool render_openai_text(std::string_view text, bool add_generation_prompt, std::
   };
   if (has_tools && !tools_ok()) return false;
   if (has_tools && tools.size() > 0) {
-    out += kToolsHead;
+    w(kToolsHeadText);
     for (element t : tools) {
-      out += '\n';
-      py_dumps(t, out);
+      w(kNewline);
+      w.dumps(t);
     }
-    out += kToolsTail;
+    w(kToolsTailText);
   }
-  out += "<|im_end|>\n";
+  w(kImEnd);
   bool dropped_ids = false;
   for (std::size_t i = 0; i < ms.size(); ++i) {
     const msg_view& m = ms[i];
@@ -150,18 +207,18 @@ bool render_openai_text(std::string_view text, bool add_generation_prompt, std::
       continue;
     }
     if (m.role == "tool") {
-      if (i == 0 || ms[i - 1].role != "tool") out += "<|im_start|>user";
-      out += "\n<tool_response>\n";
-      out += m.content;
-      out += "\n</tool_response>";
-      if (i + 1 == ms.size() || ms[i + 1].role != "tool") out += "<|im_end|>\n";
+      if (i == 0 || ms[i - 1].role != "tool") w(kUserHead);
+      w(kResponseOpen);
+      w(m.content);
+      w(kResponseClose);
+      if (i + 1 == ms.size() || ms[i + 1].role != "tool") w(kImEnd);
       continue;
     }
     if (m.role == "assistant" && m.has_calls) {
-      out += "<|im_start|>assistant";
+      w(kAssistantHead);
       if (!m.content.empty()) {
-        out += '\n';
-        out += m.content;
+        w(kNewline);
+        w(m.content);
       }
       for (element call : simdjson::dom::array(m.calls)) {
         element f;
@@ -169,39 +226,47 @@ bool render_openai_text(std::string_view text, bool add_generation_prompt, std::
         if (call["function"].get(f) != simdjson::SUCCESS ||
             f["name"].get(name) != simdjson::SUCCESS ||
             name.find_first_of("\"\\") != std::string_view::npos) {
-          out.resize(start);
-          return false;
+          return decline();
         }
         std::string_view id;
         if (call["id"].get(id) == simdjson::SUCCESS && !id.empty()) dropped_ids = true;
-        out += "\n<tool_call>\n{\"name\": \"";
-        out += name;
-        out += "\", \"arguments\": ";
+        w(kCallOpen);
+        w(name);
+        w(kCallArguments);
         element args;
         if (f["arguments"].get(args) != simdjson::SUCCESS) {
-          out += "{}";
+          w(kEmptyArguments);
         } else if (args.is_string()) {
-          if (!python_dumps_text(std::string_view(args), out)) {
-            out.resize(start);
-            return false;
-          }
+          if (!w.dumps_text(std::string_view(args))) return decline();
         } else {
-          py_dumps(args, out);
+          w.dumps(args);
         }
-        out += "}\n</tool_call>";
+        w(kCallClose);
       }
-      out += "<|im_end|>\n";
+      w(kImEnd);
       continue;
     }
-    out += "<|im_start|>";
-    out += m.role;
-    out += '\n';
-    out += m.content;
-    out += "<|im_end|>\n";
+    w(kImStart);
+    w.plain(m.role);  // one of the five roles checked above
+    w(kNewline);
+    w(m.content);
+    w(kImEnd);
   }
   if (dropped_ids) warnings.push_back(dropped_ids_warning());
-  if (add_generation_prompt) out += "<|im_start|>assistant\n";
+  if (add_generation_prompt) w(kGenerationPrompt);
   return true;
+}
+
+}  // namespace
+
+bool render_openai_text(std::string_view text, bool add_generation_prompt, std::string& out,
+                        std::vector<diagnostic>& warnings) {
+  return render_openai({.text = text}, add_generation_prompt, text_writer{out}, warnings);
+}
+
+bool render_openai_json_text(json_input text, bool add_generation_prompt, escaped_buffer& out,
+                             std::vector<diagnostic>& warnings) {
+  return render_openai(text, add_generation_prompt, json_writer{out}, warnings);
 }
 
 }  // namespace ocml::detail::chatml

@@ -1,5 +1,6 @@
 // ChatML renderer: byte-identical to Qwen2.5-Instruct's chat template as transformers
 // renders it (tool arguments as objects, JSON as Python's json.dumps(ensure_ascii=False)).
+#include <charconv>
 #include <string>
 
 #include "dialects/chatml/chatml.hpp"
@@ -56,8 +57,14 @@ diagnostic warning(std::string text) {
 }  // namespace
 
 diagnostic dropped(std::size_t message, std::string_view what) {
-  return warning("message " + std::to_string(message) + ": ChatML (Qwen2.5) cannot hold " +
-                 std::string(what) + " (dropped)");
+  std::string text = "message ";
+  text.reserve(64);
+  char digits[24];
+  text.append(digits, std::to_chars(digits, digits + sizeof digits, message).ptr);
+  text += ": ChatML (Qwen2.5) cannot hold ";
+  text += what;
+  text += " (dropped)";
+  return warning(std::move(text));
 }
 diagnostic dropped_developer(std::size_t message) {
   return warning("message " + std::to_string(message) +

@@ -1,0 +1,111 @@
+// The batch hot path's JSON escaping and its one-pass ChatML renderer, held against
+// independent implementations: nlohmann-json's serializer and the library's general path.
+#include <gtest/gtest.h>
+
+#include <random>
+#include <string>
+
+#include "dialects/chatml/chatml.hpp"
+#include "interchange/json_escape.hpp"
+#include "interchange/simd_json.hpp"
+#include "ocml/json.hpp"
+#include "ocml/render.hpp"
+#include "openai_corpus.hpp"
+
+namespace {
+
+using ocml::json;
+
+// The inside of nlohmann's JSON string literal for `s` (valid UTF-8).
+std::string nlohmann_inside(const std::string& s) {
+  const std::string quoted = json(s).dump();
+  return quoted.substr(1, quoted.size() - 2);
+}
+
+std::string random_text(std::mt19937& rng, std::size_t max_len) {
+  // Dense in what needs escaping, with multi-byte UTF-8 that must pass through raw.
+  static const std::vector<std::string> atoms = {
+      "a",    "\"", "\\", "\n",         "\t", "\x01", "\x1f", "\x7f", "é",
+      "日本", "😀",  "/",  "<|im_end|>", "\r", "\b",   "\f",   " ",    "0123456789abcdef"};
+  std::string s;
+  const std::size_t n = std::uniform_int_distribution<std::size_t>(0, max_len)(rng);
+  while (s.size() < n) s += atoms[std::uniform_int_distribution<std::size_t>(0, 17)(rng)];
+  return s;
+}
+
+TEST(EscapedBuffer, MatchesNlohmannAtEveryLength) {
+  std::mt19937 rng(7);
+  for (int i = 0; i < 3000; ++i) {
+    // Lengths around the 16-byte steps and the 32 KiB pieces.
+    const std::size_t max = i < 2900 ? 80 : 70000;
+    const std::string s = random_text(rng, max);
+    ocml::detail::escaped_buffer b;
+    b.raw("x");
+    b.escape(s);
+    ASSERT_EQ(b.view(), "x" + nlohmann_inside(s)) << "input of " << s.size() << " bytes";
+  }
+}
+
+TEST(EscapedBuffer, EscapingTwiceEqualsEscapingTheEscapedText) {
+  std::mt19937 rng(11);
+  for (int i = 0; i < 2000; ++i) {
+    const std::string s = random_text(rng, 100);
+    ocml::detail::escaped_buffer b;
+    b.escape_twice(s);
+    ASSERT_EQ(b.view(), nlohmann_inside(nlohmann_inside(s)));
+  }
+}
+
+TEST(EscapedBuffer, EveryControlByteAndTruncate) {
+  std::string all;
+  for (int c = 0; c < 0x80; ++c) all.push_back(static_cast<char>(c));
+  ocml::detail::escaped_buffer b;
+  b.escape(all);
+  EXPECT_EQ(b.view(), nlohmann_inside(all));
+  const std::size_t n = b.size();
+  b.raw("tail");
+  b.truncate(n);
+  EXPECT_EQ(b.view(), nlohmann_inside(all));
+  b.clear();
+  EXPECT_EQ(b.size(), 0u);
+}
+
+// The one-pass renderer writing the escaped batch line gives exactly the JSON string of
+// what the plain one-pass renderer writes, which in turn is what the library path renders;
+// parsing in place (padded input) changes nothing.
+TEST(ChatmlFastPath, EscapedLineEqualsPlainTextAndLibraryRender) {
+  ocml::test::openai_corpus corpus(2024);
+  std::size_t fast = 0;
+  for (int i = 0; i < 600; ++i) {
+    const std::string text = corpus.conversation().dump();
+    std::string plain;
+    std::vector<ocml::diagnostic> w1;
+    const bool ok = ocml::detail::chatml::render_openai_text(text, false, plain, w1);
+    std::string padded = text;
+    padded.append(64, ' ');
+    for (const bool in_place : {false, true}) {
+      ocml::detail::escaped_buffer line;
+      std::vector<ocml::diagnostic> w2;
+      const ocml::detail::json_input in{.text = std::string_view(padded).substr(0, text.size()),
+                                        .padded = in_place};
+      ASSERT_EQ(ocml::detail::chatml::render_openai_json_text(in, false, line, w2), ok);
+      if (!ok) {
+        EXPECT_EQ(line.size(), 0u);
+        continue;
+      }
+      EXPECT_EQ(line.view(), nlohmann_inside(plain));
+      EXPECT_EQ(w2, w1);
+    }
+    if (!ok) continue;
+    ++fast;
+    auto conv = ocml::from_openai_json(json::parse(text));
+    ASSERT_TRUE(conv.ok());
+    std::vector<ocml::diagnostic> w3;
+    auto general = ocml::render(*conv, {.dialect = ocml::dialect::chatml}, &w3);
+    ASSERT_TRUE(general.ok()) << general.error().to_string();
+    EXPECT_EQ(plain, *general);
+  }
+  EXPECT_GT(fast, 500u);  // the corpus exercises the fast path, not only its fallbacks
+}
+
+}  // namespace
