@@ -30,6 +30,8 @@ bool contains_banned(std::string_view c, std::string_view role) {
   const bool responses = !assistant && role != "system";
   for (std::size_t p = c.find('<'); p != std::string_view::npos; p = c.find('<', p + 1)) {
     const std::string_view rest = c.substr(p);
+    // Every token goes on with '|', 't' or '/': most '<' in text (code, HTML) stop here.
+    if (rest.size() < 2 || (rest[1] != '|' && rest[1] != 't' && rest[1] != '/')) continue;
     for (std::size_t k = 0; k < kTokens.size(); ++k) {
       const bool banned = k <= im_end || (assistant && (k == call_open || k == call_close)) ||
                           (responses && (k == resp_open || k == resp_close));
