@@ -22,6 +22,7 @@ for t in "${targets[@]}"; do
   case $t in
     json) cp fuzz/corpus/json/* examples/*.json "$corpus"/ ;;
     yaml) cp fuzz/corpus/yaml/* "$corpus"/ ;;
+    convert) find tests/conformance -name "*.txt" -size -64k -exec cp --backup=numbered {} "$corpus"/ \; ; cp fuzz/corpus/convert/* "$corpus"/ ;;
     parse_*) d=${t#parse_}; d=${d//_/-}; d=${d/ocml-2-2/ocml-2.2}; d=${d/ocml-2-0/ocml-2.0}; d=${d/ocml-0-1/ocml-0.1}
              find tests/conformance/"$d" -name '*.txt' -size -64k -exec cp {} "$corpus"/ \; ;;
     *) find tests/conformance tests/fixtures -name '*.txt' -size -64k -exec cp --backup=numbered {} "$corpus"/ \; ;;

@@ -1,4 +1,6 @@
 #include "core/document_header.hpp"
+#include <algorithm>
+#include "core/utf8.hpp"
 
 #include <charconv>
 #include <cstdlib>
@@ -38,6 +40,9 @@ json scalar_to_json(const YAML::Node& n) {
 // conversion stops after this many nodes.
 constexpr std::size_t kMaxYamlNodes = 100000;
 struct yaml_too_big {};
+struct yaml_duplicate_key {
+  std::string key;
+};
 
 json node_to_json(const YAML::Node& n, std::size_t& budget) {
   if (budget == 0) throw yaml_too_big{};
@@ -55,7 +60,12 @@ json node_to_json(const YAML::Node& n, std::size_t& budget) {
     }
     case YAML::NodeType::Map: {
       json o = json::object();
-      for (const auto& kv : n) o[kv.first.as<std::string>()] = node_to_json(kv.second, budget);
+      for (const auto& kv : n) {
+        // YAML forbids a key given twice; readers that allow it disagree on which counts.
+        auto key = kv.first.as<std::string>();
+        if (o.contains(key)) throw yaml_duplicate_key{std::move(key)};
+        o[key] = node_to_json(kv.second, budget);
+      }
       return o;
     }
   }
@@ -125,6 +135,19 @@ bool too_deep(std::string_view yaml) {
 }  // namespace
 
 bool parse_document_header(std::string_view yaml, document_header& out, yaml_error& err) {
+  // YAML is Unicode text; yaml-cpp would turn bad bytes into U+FFFD (so distinct keys could
+  // collapse into one): refuse them where they are.
+  utf8_stream utf8;
+  std::size_t bad = utf8.feed(yaml, 0);
+  if (bad == utf8_stream::npos && utf8.incomplete()) bad = utf8.pending_at();
+  if (bad != utf8_stream::npos) {
+    err.message = "invalid UTF-8 in the YAML header";
+    const std::string_view before = yaml.substr(0, bad);
+    err.line = static_cast<std::size_t>(std::count(before.begin(), before.end(), '\n'));
+    const std::size_t nl = before.rfind('\n');
+    err.column = nl == std::string_view::npos ? bad : bad - nl - 1;
+    return false;
+  }
   if (too_deep(yaml)) {
     err.message = "nesting deeper than 64 levels";
     return false;
@@ -153,6 +176,9 @@ bool parse_document_header(std::string_view yaml, document_header& out, yaml_err
     return false;
   } catch (const yaml_too_big&) {
     err.message = "expands to more than 100000 nodes (aliases?)";
+    return false;
+  } catch (const yaml_duplicate_key& d) {
+    err.message = "key '" + d.key + "' given twice";
     return false;
   }
   for (auto& [k, v] : j.items()) {

@@ -133,6 +133,9 @@ conversation grouped_form(const conversation& c) {
       out.messages.push_back(std::move(x));
       continue;
     }
+    // OpenAI writes an assistant message's calls last: reasoning or text after calls starts
+    // the next message (a call ends the turn in 2.x and harmony too).
+    if (m.recipient.empty() && !g.tool_calls.empty()) flush();
     open = true;
     if (!m.recipient.empty()) {
       g.tool_calls.push_back({m.call_id, function_name(m.recipient), m.content});

@@ -256,6 +256,7 @@ result<conversation> read_openai_text(std::string_view text) {
     x.name = str(m, "name");
     if (x.role == role::tool) x.call_id = str(m, "tool_call_id");
     if (x.role == role::assistant) {
+      x.channel = "final";  // as the general reader does (read_openai_grouped)
       x.reasoning = str(m, "reasoning_content");
       simdjson::dom::array calls;
       if (m["tool_calls"].get(calls) == simdjson::SUCCESS) {

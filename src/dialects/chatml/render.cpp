@@ -133,7 +133,9 @@ result<std::string> render(const conversation& c0, const render_options& o,
             out += "\n<tool_call>\n{\"name\": \"";
             out += tc.name;
             out += "\", \"arguments\": ";
-            if (!python_dumps_text(tc.arguments, out)) {
+            if (tc.arguments.empty()) {
+              out += "{}";  // a call without arguments (as the one-pass path writes it)
+            } else if (!python_dumps_text(tc.arguments, out)) {
               warn(warnings, warning("message " + std::to_string(i) + ": arguments of '" + tc.name +
                                      "' are not JSON (written as a JSON string)"));
               python_json_dumps(json(tc.arguments), out);

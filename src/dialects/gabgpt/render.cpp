@@ -1,4 +1,5 @@
 // GabGPT renderer: user segments, think segments, assistant segments closed by <|end|>.
+#include <algorithm>
 #include "dialects/gabgpt/gabgpt.hpp"
 #include "ocml/convert.hpp"
 
@@ -52,7 +53,12 @@ result<std::string> render(const conversation& c0, const render_options& o,
     if (!(m.end == end_token::unterminated && m.content.empty() && !m.reasoning.empty())) {
       out += "<|assistant|>" + m.content;
     }
-    if (m.end != end_token::unterminated) out += "<|end|>";
+    // Only the last turn can stay open: one followed by another is closed, or the next
+    // segment would read as part of it.
+    const bool followed = std::any_of(
+        c.messages.begin() + static_cast<std::ptrdiff_t>(i) + 1, c.messages.end(),
+        [](const message& n) { return n.role == role::user || n.role == role::assistant; });
+    if (m.end != end_token::unterminated || followed) out += "<|end|>";
   }
   if (o.add_generation_prompt) out += o.generation_role == "think" ? "<|think|>" : "<|assistant|>";
   return out;

@@ -61,10 +61,6 @@ std::vector<segment> split_segments(std::string_view text) {
   return segs;
 }
 
-bool known_channel(std::string_view c) {
-  return c == "analysis" || c == "commentary" || c == "final";
-}
-
 class header_builder {
  public:
   header_builder(const header_parse_options& opt, parsed_header& out) : opt_(opt), out_(out) {}
@@ -287,6 +283,10 @@ parsed_header parse_headless_message(std::string_view text, const header_parse_o
   while (!rest.empty() && is_space(rest.front())) rest.remove_prefix(1);
   *body = rest;
   return out;
+}
+
+bool known_channel(std::string_view c) {
+  return c == "analysis" || c == "commentary" || c == "final";
 }
 
 }  // namespace ocml::detail

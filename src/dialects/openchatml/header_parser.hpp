@@ -49,4 +49,7 @@ struct parsed_header {
 /// (legacy tool author). Returns false when the word is not a role (caller decides).
 [[nodiscard]] bool resolve_role_word(std::string_view word, message& msg);
 
+/// The channels OpenChatML 2.x knows (analysis, commentary, final); harmony takes any.
+[[nodiscard]] bool known_channel(std::string_view c);
+
 }  // namespace ocml::detail

@@ -2,6 +2,7 @@
 #include <string>
 
 #include "core/document_header.hpp"
+#include "dialects/openchatml/header_parser.hpp"
 #include "dialects/openchatml/render_common.hpp"
 
 namespace ocml::detail {
@@ -136,6 +137,10 @@ result<std::string> render_openchatml(const conversation& c, const render_option
     }
     if (!m.channel.empty()) {
       if (w.err.empty()) w.err = check_header_value("channel", m.channel, k);
+      if (w.err.empty() && !known_channel(m.channel)) {
+        w.err = "message " + std::to_string(k) + ": channel '" + m.channel + "' is not one of " +
+                std::string(dname) + "'s (analysis, commentary, final)";
+      }
       out += "<|channel|>";
       out += m.channel;
     }
