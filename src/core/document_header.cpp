@@ -132,6 +132,16 @@ bool too_deep(std::string_view yaml) {
   return false;
 }
 
+// Fills `err` with `message` at byte `at` of `yaml` (0-based line and column); false.
+bool fail_at(yaml_error& err, std::string_view yaml, std::size_t at, std::string message) {
+  const std::string_view before = yaml.substr(0, at);
+  err.message = std::move(message);
+  err.line = static_cast<std::size_t>(std::count(before.begin(), before.end(), '\n'));
+  const std::size_t nl = before.rfind('\n');
+  err.column = nl == std::string_view::npos ? at : at - nl - 1;
+  return false;
+}
+
 }  // namespace
 
 bool parse_document_header(std::string_view yaml, document_header& out, yaml_error& err) {
@@ -141,12 +151,15 @@ bool parse_document_header(std::string_view yaml, document_header& out, yaml_err
   std::size_t bad = utf8.feed(yaml, 0);
   if (bad == utf8_stream::npos && utf8.incomplete()) bad = utf8.pending_at();
   if (bad != utf8_stream::npos) {
-    err.message = "invalid UTF-8 in the YAML header";
-    const std::string_view before = yaml.substr(0, bad);
-    err.line = static_cast<std::size_t>(std::count(before.begin(), before.end(), '\n'));
-    const std::size_t nl = before.rfind('\n');
-    err.column = nl == std::string_view::npos ? bad : bad - nl - 1;
-    return false;
+    return fail_at(err, yaml, bad, "invalid UTF-8 in the YAML header");
+  }
+  // YAML streams hold printable characters only (and tab, line breaks): yaml-cpp reads
+  // other control bytes but writes them back raw, which it then cannot read.
+  for (std::size_t i = 0; i < yaml.size(); ++i) {
+    const auto c = static_cast<unsigned char>(yaml[i]);
+    if ((c < 0x20 && c != '\t' && c != '\n' && c != '\r') || c == 0x7f) {
+      return fail_at(err, yaml, i, "control character in the YAML header");
+    }
   }
   if (too_deep(yaml)) {
     err.message = "nesting deeper than 64 levels";

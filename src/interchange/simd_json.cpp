@@ -6,6 +6,7 @@
 #include <array>
 #include <charconv>
 #include <cstdio>
+#include <cstring>
 #include <vector>
 
 #if defined(__SSE2__)
@@ -307,18 +308,26 @@ bool python_dumps_text(std::string_view text, escaped_buffer& out) {
 
 bool unique_keys(simdjson::dom::element e) {
   if (!e.is_object()) return true;
-  constexpr std::size_t kInline = 16;  // objects this small need no allocation
-  std::array<std::string_view, kInline> small;
-  std::vector<std::string_view> large;
+  // Small objects (nearly all) need no allocation; the array is left uninitialized.
+  struct key {
+    const char* data;
+    std::size_t size;
+  };
+  constexpr std::size_t kInline = 16;
+  std::array<key, kInline> small;  // NOLINT(cppcoreguidelines-pro-type-member-init)
+  std::vector<key> large;
   std::size_t n = 0;
   for (auto field : simdjson::dom::object(e)) {
-    const std::string_view* begin = n <= kInline ? small.data() : large.data();
-    if (std::find(begin, begin + n, field.key) != begin + n) return false;
+    const std::string_view k = field.key;
+    const key* begin = n <= kInline ? small.data() : large.data();
+    for (const key* p = begin; p != begin + n; ++p) {
+      if (p->size == k.size() && std::memcmp(p->data, k.data(), k.size()) == 0) return false;
+    }
     if (n < kInline) {
-      small[n] = field.key;
+      small[n] = {k.data(), k.size()};
     } else {
       if (n == kInline) large.assign(small.begin(), small.end());
-      large.push_back(field.key);
+      large.push_back({k.data(), k.size()});
     }
     ++n;
   }

@@ -225,7 +225,8 @@ bool render_openai(json_input text, bool add_generation_prompt, const Writer& w,
       for (element call : simdjson::dom::array(m.calls)) {
         element f;
         std::string_view name;
-        if (call["function"].get(f) != simdjson::SUCCESS ||
+        // A key given twice goes the general way (readers disagree on which one counts).
+        if (!unique_keys(call) || call["function"].get(f) != simdjson::SUCCESS || !unique_keys(f) ||
             f["name"].get(name) != simdjson::SUCCESS ||
             name.find_first_of("\"\\") != std::string_view::npos) {
           return decline();

@@ -84,7 +84,12 @@ struct attr_writer {
   std::string err;
   void put(std::string_view key, std::string_view value) {
     if (value.empty() || !err.empty()) return;
-    err = check_header_value(key, value, index);
+    err = check_header_value("attribute name", key, index);
+    if (err.empty() && key.find('=') != std::string_view::npos) {
+      err = "message " + std::to_string(index) + ": attribute name '" + std::string(key) +
+            "' contains '='; header keys cannot hold it";
+    }
+    if (err.empty()) err = check_header_value(key, value, index);
     out += ' ';
     out += key;
     out += '=';
