@@ -3,6 +3,7 @@
 #include "core/utf8.hpp"
 
 #include <charconv>
+#include <cmath>
 #include <cstdlib>
 
 #include <yaml-cpp/yaml.h>
@@ -29,7 +30,9 @@ json scalar_to_json(const YAML::Node& n) {
   {
     char* endp = nullptr;
     const double d = std::strtod(s.c_str(), &endp);
-    if (endp == s.c_str() + s.size() && s.find_first_of("0123456789") != std::string::npos) {
+    // A number JSON cannot hold (1e999 overflows to infinity, "nan") stays its text.
+    if (endp == s.c_str() + s.size() && s.find_first_of("0123456789") != std::string::npos &&
+        std::isfinite(d)) {
       return d;
     }
   }

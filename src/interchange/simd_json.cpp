@@ -260,6 +260,11 @@ result<conversation> read_openai_text(std::string_view text) {
       x.channel = "final";  // as the general reader does (read_openai_grouped)
       x.reasoning = str(m, "reasoning_content");
       simdjson::dom::array calls;
+      simdjson::dom::element calls_value;
+      if (m["tool_calls"].get(calls_value) == simdjson::SUCCESS && !calls_value.is_null() &&
+          !calls_value.is_array()) {
+        return fail();  // the general reader's error to report
+      }
       if (m["tool_calls"].get(calls) == simdjson::SUCCESS) {
         for (auto tc : calls) {
           simdjson::dom::element f;

@@ -264,9 +264,10 @@ class decoder_impl final : public stream_decoder, public token_stream::handler {
       pending_nl_ = false;
       em_.end(end_token::end, off);
       st_ = state::after_resp;
-    } else if (id != im_start && id != im_end && !(r == role::tool && st_ == state::response)) {
+    } else if (id != im_start && id != im_end &&
+               !(r == role::tool && st_ == state::response && id == resp_open)) {
       // Tags that mean nothing in this role are text (the renderer refuses only the ones
-      // that would: tool tags in assistant turns, response tags in user turns).
+      // that would: tool tags in assistant turns, response tags in user and tool turns).
       body_text(kTokens[id], off);
     } else {
       unexpected(id, off);
