@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdlib>
 
+#include <simdjson.h>
 #include <yaml-cpp/yaml.h>
 
 namespace ocml::detail {
@@ -46,6 +47,13 @@ struct yaml_too_big {};
 struct yaml_duplicate_key {
   std::string key;
 };
+struct yaml_bad_text {};  // a scalar that is not valid UTF-8 once unescaped
+
+const std::string& checked_text(const std::string& s) {
+  // yaml-cpp writes some escapes (e.g. \N, U+0085) as a single raw byte.
+  if (!simdjson::validate_utf8(s.data(), s.size())) throw yaml_bad_text{};
+  return s;
+}
 
 json node_to_json(const YAML::Node& n, std::size_t& budget) {
   if (budget == 0) throw yaml_too_big{};
@@ -55,6 +63,7 @@ json node_to_json(const YAML::Node& n, std::size_t& budget) {
     case YAML::NodeType::Undefined:
       return nullptr;
     case YAML::NodeType::Scalar:
+      checked_text(n.Scalar());
       return scalar_to_json(n);
     case YAML::NodeType::Sequence: {
       json a = json::array();
@@ -65,7 +74,7 @@ json node_to_json(const YAML::Node& n, std::size_t& budget) {
       json o = json::object();
       for (const auto& kv : n) {
         // YAML forbids a key given twice; readers that allow it disagree on which counts.
-        auto key = kv.first.as<std::string>();
+        auto key = checked_text(kv.first.as<std::string>());
         if (o.contains(key)) throw yaml_duplicate_key{std::move(key)};
         o[key] = node_to_json(kv.second, budget);
       }
@@ -192,6 +201,9 @@ bool parse_document_header(std::string_view yaml, document_header& out, yaml_err
     return false;
   } catch (const yaml_too_big&) {
     err.message = "expands to more than 100000 nodes (aliases?)";
+    return false;
+  } catch (const yaml_bad_text&) {
+    err.message = "a value is not valid UTF-8 once its escapes are read";
     return false;
   } catch (const yaml_duplicate_key& d) {
     err.message = "key '" + d.key + "' given twice";

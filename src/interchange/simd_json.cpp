@@ -71,6 +71,8 @@ struct plain_writer {
   void put(std::string_view s) const { out += s; }
   void put(char c) const { out.push_back(c); }
   void quoted(std::string_view s) const { append_json_string(out, s, true); }
+  [[nodiscard]] std::size_t size() const { return out.size(); }
+  void truncate(std::size_t n) const { out.resize(n); }
 };
 struct escaped_writer {
   escaped_buffer& out;
@@ -81,24 +83,77 @@ struct escaped_writer {
     out.escape_twice(s);
     out.raw("\\\"");
   }
+  [[nodiscard]] std::size_t size() const { return out.size(); }
+  void truncate(std::size_t n) const { out.truncate(n); }
 };
+
+template <typename Writer>
+void py_dumps_to(simdjson::dom::element e, const Writer& w);
+
+// Python's json.loads keeps a key given twice once: where it first appears, with the value
+// it last had. The plain loop notes keys as it writes; on a repeat (rare) it takes the
+// object back and writes it the slow way.
+template <typename Writer>
+void py_dumps_object(simdjson::dom::element e, const Writer& w) {
+  const simdjson::dom::object o(e);
+  const std::size_t start = w.size();
+  w.put('{');
+  constexpr std::size_t kInline = 16;
+  const bool small = o.size() <= kInline;
+  struct key {
+    const char* data;
+    std::size_t size;
+  };
+  std::array<key, kInline> seen;  // NOLINT(cppcoreguidelines-pro-type-member-init): written first
+  std::size_t n = 0;
+  bool repeats = !small && !unique_keys(e);  // large objects: one full check first
+  for (auto field : o) {
+    if (repeats) break;
+    if (small) {
+      const std::string_view k = field.key;
+      for (std::size_t i = 0; i < n && !repeats; ++i) {
+        repeats = seen[i].size == k.size() && std::memcmp(seen[i].data, k.data(), k.size()) == 0;
+      }
+      if (repeats) break;
+      seen[n] = {k.data(), k.size()};
+    }
+    if (n++ > 0) w.put(", ");
+    w.quoted(field.key);
+    w.put(": ");
+    py_dumps_to(field.value, w);
+  }
+  if (repeats) {
+    w.truncate(start);
+    w.put('{');
+    bool first = true;
+    std::size_t index = 0;
+    for (auto field : o) {
+      simdjson::dom::element value = field.value;
+      bool earlier = false;
+      std::size_t j = 0;
+      for (auto other : o) {
+        if (j < index && other.key == field.key) earlier = true;
+        if (j > index && other.key == field.key) value = other.value;
+        ++j;
+      }
+      ++index;
+      if (earlier) continue;
+      if (!first) w.put(", ");
+      first = false;
+      w.quoted(field.key);
+      w.put(": ");
+      py_dumps_to(value, w);
+    }
+  }
+  w.put('}');
+}
 
 template <typename Writer>
 void py_dumps_to(simdjson::dom::element e, const Writer& w) {
   switch (e.type()) {
-    case simdjson::dom::element_type::OBJECT: {
-      w.put('{');
-      bool first = true;
-      for (auto field : simdjson::dom::object(e)) {
-        if (!first) w.put(", ");
-        first = false;
-        w.quoted(field.key);
-        w.put(": ");
-        py_dumps_to(field.value, w);
-      }
-      w.put('}');
+    case simdjson::dom::element_type::OBJECT:
+      py_dumps_object(e, w);
       break;
-    }
     case simdjson::dom::element_type::ARRAY: {
       w.put('[');
       bool first = true;
