@@ -123,22 +123,46 @@ void emit_json(YAML::Emitter& e, const json& j) {
   }
 }
 
-// yaml-cpp parses recursively: refuse nesting deep enough to exhaust the stack.
+// yaml-cpp parses recursively: refuse nesting deep enough to exhaust the stack. Counts
+// flow collections ('[' or '{' where a value can start, not inside quoted or plain text)
+// and block indentation.
 bool too_deep(std::string_view yaml) {
   int depth = 0;
   std::size_t indent = 0;
   bool line_start = true;
-  for (char c : yaml) {
-    if (c == '[' || c == '{') ++depth;
+  char prev = '\n';  // the last byte that was not a space
+  for (std::size_t i = 0; i < yaml.size(); ++i) {
+    const char c = yaml[i];
+    const bool value_start = prev == '\n' || prev == ':' || prev == ',' || prev == '[' ||
+                             prev == '{' || prev == '-' || prev == '?';
+    if ((c == '"' || c == '\'') && value_start) {  // a quoted scalar: skip it
+      for (++i; i < yaml.size() && yaml[i] != c; ++i) {
+        if (c == '"' && yaml[i] == '\\') ++i;
+      }
+      prev = c;
+      line_start = false;
+      continue;
+    }
+    if ((c == '&' || c == '!') && value_start) {  // an anchor or tag: the value follows it
+      while (i + 1 < yaml.size() && yaml[i + 1] != ' ' && yaml[i + 1] != '\n' &&
+             yaml[i + 1] != '[' && yaml[i + 1] != '{') {
+        ++i;
+      }
+      continue;
+    }
+    if ((c == '[' || c == '{') && value_start) ++depth;
     if ((c == ']' || c == '}') && depth > 0) --depth;
     if (depth > 64) return true;
     if (c == '\n') {
       line_start = true;
       indent = 0;
+      prev = '\n';
     } else if (line_start && (c == ' ' || c == '-')) {
       if (++indent > 256) return true;
+      if (c == '-') prev = '-';
     } else {
       line_start = false;
+      if (c != ' ' && c != '\t') prev = c;
     }
   }
   return false;

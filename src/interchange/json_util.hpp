@@ -3,6 +3,7 @@
 
 #include <string>
 
+#include <optional>
 #include <stdexcept>
 #include <string_view>
 
@@ -11,6 +12,16 @@
 #include "ocml/model.hpp"
 
 namespace ocml::detail {
+
+/// JSON text parsed, or nullopt when it is not JSON or holds what nlohmann-json cannot
+/// (a number that overflows a double: json::accept says yes, json::parse then throws).
+inline std::optional<json> try_parse_json(std::string_view text) {
+  try {
+    return json::parse(text);
+  } catch (const json::exception&) {
+    return std::nullopt;
+  }
+}
 
 /// Reads an optional string field; sets `err` when it is present but not a string.
 inline std::string get_string(const json& obj, const char* key, const std::string& where,

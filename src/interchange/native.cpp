@@ -332,6 +332,9 @@ result<json> parse_json_text(std::string_view text) {
     d.line = line;
     d.column = col;
     return d;
+  } catch (const json::exception& e) {
+    // Valid syntax nlohmann-json cannot hold (a number overflowing a double): no position.
+    return make_error(error_code::invalid_json, e.what());
   }
 }
 

@@ -337,11 +337,12 @@ class decoder_impl final : public stream_decoder, public token_stream::handler {
         list.remove_prefix(1);
         const auto nl = list.find('\n');
         const std::string_view line = list.substr(0, nl);
-        if (!json::accept(line)) {
+        auto parsed = try_parse_json(line);
+        if (!parsed) {
           ok = false;
           break;
         }
-        arr.push_back(json::parse(line));
+        arr.push_back(std::move(*parsed));
         list.remove_prefix(nl == std::string_view::npos ? list.size() : nl);
       }
       std::string err;

@@ -356,10 +356,10 @@ class decoder_impl final : public stream_decoder, public token_stream::handler {
       }
       if (k >= text.size()) return;
       const std::string_view obj = text.substr(i, k + 1 - i);
-      if (json::accept(obj)) {
+      if (auto parsed = try_parse_json(obj)) {
         std::string err;
         std::vector<tool> one;
-        json arr = json::array({json::parse(obj)});
+        json arr = json::array({std::move(*parsed)});
         if (read_tools(arr, one, err)) out.push_back(std::move(one[0]));
       }
       i = k + 1;

@@ -1,5 +1,6 @@
 // OpenChatML 0.1 renderer.
 #include "dialects/ocml01/ocml01.hpp"
+#include "interchange/json_util.hpp"
 #include "interchange/pyjson.hpp"
 #include "ocml/convert.hpp"
 
@@ -42,7 +43,8 @@ std::string forged(std::string_view text, std::size_t i, std::string_view what,
 
 std::string call_json(const tool_call& tc) {
   json o = json::object();
-  o["arguments"] = json::accept(tc.arguments) ? json::parse(tc.arguments) : json(tc.arguments);
+  auto parsed = try_parse_json(tc.arguments);
+  o["arguments"] = parsed ? std::move(*parsed) : json(tc.arguments);
   o["name"] = tc.name;
   return python_json_dumps(o);
 }

@@ -391,8 +391,8 @@ class decoder_impl final : public stream_decoder, public token_stream::handler {
   void finish_tools() {
     std::string err;
     std::vector<tool> tools;
-    if (json::accept(buf_)) {
-      json arr = json::parse(buf_);
+    if (auto parsed = try_parse_json(buf_)) {
+      json arr = std::move(*parsed);
       if (read_tools(arr, tools, err)) {
         for (auto& t : tools) t.source = nullptr;  // PCML writes name/description/parameters
         tools_ = std::move(tools);

@@ -2,6 +2,7 @@
 #include <string>
 
 #include "dialects/pcml/pcml.hpp"
+#include "interchange/json_util.hpp"
 #include "interchange/pyjson.hpp"
 #include "ocml/convert.hpp"
 
@@ -53,7 +54,8 @@ std::string call_json(const tool_call& tc) {
   json o = json::object();
   if (!tc.id.empty()) o["id"] = tc.id;
   o["name"] = tc.name;
-  o["arguments"] = json::accept(tc.arguments) ? json::parse(tc.arguments) : json(tc.arguments);
+  auto parsed = try_parse_json(tc.arguments);
+  o["arguments"] = parsed ? std::move(*parsed) : json(tc.arguments);
   return python_json_dumps(o);
 }
 
