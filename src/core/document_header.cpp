@@ -162,7 +162,9 @@ bool too_deep(std::string_view yaml) {
       if (c == '-') prev = '-';
     } else {
       line_start = false;
-      if (c != ' ' && c != '\t') prev = c;
+      // A bracket inside plain text is text: it does not open a value for the next one.
+      const bool text_bracket = (c == '[' || c == '{') && !value_start;
+      if (c != ' ' && c != '\t') prev = text_bracket ? 'a' : c;
     }
   }
   return false;
