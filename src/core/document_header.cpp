@@ -55,8 +55,11 @@ const std::string& checked_text(const std::string& s) {
   return s;
 }
 
-json node_to_json(const YAML::Node& n, std::size_t& budget) {
-  if (budget == 0) throw yaml_too_big{};
+// Aliases can also make a node contain itself (&a [*a]): depth is bounded as well.
+constexpr std::size_t kMaxYamlDepth = 64;
+
+json node_to_json(const YAML::Node& n, std::size_t& budget, std::size_t depth = 0) {
+  if (budget == 0 || depth > kMaxYamlDepth) throw yaml_too_big{};
   --budget;
   switch (n.Type()) {
     case YAML::NodeType::Null:
@@ -67,7 +70,7 @@ json node_to_json(const YAML::Node& n, std::size_t& budget) {
       return scalar_to_json(n);
     case YAML::NodeType::Sequence: {
       json a = json::array();
-      for (const auto& c : n) a.push_back(node_to_json(c, budget));
+      for (const auto& c : n) a.push_back(node_to_json(c, budget, depth + 1));
       return a;
     }
     case YAML::NodeType::Map: {
@@ -76,7 +79,7 @@ json node_to_json(const YAML::Node& n, std::size_t& budget) {
         // YAML forbids a key given twice; readers that allow it disagree on which counts.
         auto key = checked_text(kv.first.as<std::string>());
         if (o.contains(key)) throw yaml_duplicate_key{std::move(key)};
-        o[key] = node_to_json(kv.second, budget);
+        o[key] = node_to_json(kv.second, budget, depth + 1);
       }
       return o;
     }
@@ -226,7 +229,7 @@ bool parse_document_header(std::string_view yaml, document_header& out, yaml_err
     err.message = ex.msg;
     return false;
   } catch (const yaml_too_big&) {
-    err.message = "expands to more than 100000 nodes (aliases?)";
+    err.message = "expands to more than 100000 nodes or 64 levels (aliases?)";
     return false;
   } catch (const yaml_bad_text&) {
     err.message = "a value is not valid UTF-8 once its escapes are read";
