@@ -27,5 +27,5 @@ cmake --build build-asan -j"$jobs"
 ctest --test-dir build-asan -j"$jobs" --output-on-failure -E "^consumer_"
 
 OCML_FUZZ_RUNS=${OCML_FUZZ_RUNS:-20000} \
-OCML_FUZZ_TARGETS="parse_ocml_2_2 parse_ocml_2_0 parse_harmony parse_chatml parse_pcml parse_gabgpt parse_ocml_0_1 stream roundtrip" \
+OCML_FUZZ_TARGETS="parse_ocml_2_2 parse_ocml_2_0 parse_harmony parse_chatml parse_pcml parse_gabgpt parse_ocml_0_1 stream roundtrip json convert yaml" \
   bash scripts/fuzz.sh

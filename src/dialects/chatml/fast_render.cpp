@@ -147,6 +147,11 @@ bool render_openai(json_input text, bool add_generation_prompt, const Writer& w,
     if (v.has_calls && v.role != "assistant") return false;
     if (contains_banned(v.content, v.role)) return false;  // the general path reports it
     if (v.role == "system" && v.content.ends_with(kToolsTail)) return false;
+    // Calls followed straight by another assistant message with calls (no tool replies in
+    // between, which the OpenAI API refuses): the model's split form cannot keep the two
+    // apart, so the general path (which merges them) answers for both.
+    if (v.has_calls && !ms.empty() && ms.back().role == "assistant" && ms.back().has_calls)
+      return false;
     ms.push_back(v);
   }
   const std::size_t start = w.size();
