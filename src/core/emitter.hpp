@@ -4,6 +4,7 @@
 #include <string>
 #include <string_view>
 
+#include "core/scan.hpp"
 #include "core/token_stream.hpp"
 #include "core/utf8.hpp"
 #include "ocml/decoder.hpp"
@@ -122,6 +123,22 @@ class emitter {
     return false;
   }
 
+  /// Reports the first non-space byte of `t` (text outside any message, at `off`) as
+  /// E-PARSE-STRAY-TEXT with `what`, once until allow_stray() (one report per gap between
+  /// messages, however the gap was chunked).
+  void stray(std::string_view t, std::size_t off, const char* what,
+             bool (*space)(char) = is_space) {
+    if (stray_reported_) return;
+    for (std::size_t k = 0; k < t.size(); ++k) {
+      if (space(t[k])) continue;
+      stray_reported_ = true;
+      (void)recoverable(error_code::stray_text, off + k, what);
+      return;
+    }
+  }
+  /// A message was closed: text after it may be reported as stray again.
+  void allow_stray() noexcept { stray_reported_ = false; }
+
   /// Severity of problems that leave the framing intact.
   [[nodiscard]] severity soft() const noexcept {
     return opt_.lenient ? severity::warning : severity::error;
@@ -163,6 +180,7 @@ class emitter {
   bool failed_ = false;
   utf8_stream utf8_;
   bool utf8_reported_ = false;
+  bool stray_reported_ = false;
   position pending_pos_;  // where utf8_'s unfinished sequence begins
 };
 

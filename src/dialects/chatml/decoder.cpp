@@ -217,13 +217,7 @@ class decoder_impl final : public stream_decoder, public token_stream::handler {
   }
 
   void whitespace_only(std::string_view t, std::size_t off) {
-    for (std::size_t k = 0; k < t.size(); ++k) {
-      if (is_space(t[k])) continue;
-      if (stray_reported_) return;
-      stray_reported_ = true;
-      (void)em_.recoverable(error_code::stray_text, off + k, "text outside any message");
-      return;
-    }
+    em_.stray(t, off, "text outside any message");
   }
 
   // Text of a body. The newline the template puts before a tag is held back until we know
@@ -290,7 +284,7 @@ class decoder_impl final : public stream_decoder, public token_stream::handler {
   void close(std::size_t off) {
     em_.end(end_token::end, off);
     st_ = state::between;
-    stray_reported_ = false;
+    em_.allow_stray();
   }
 
   void start_call(std::size_t after) {
@@ -379,7 +373,6 @@ class decoder_impl final : public stream_decoder, public token_stream::handler {
   bool pending_nl_ = false;
   bool is_system_ = false;
   bool strip_leading_nl_ = false;
-  bool stray_reported_ = false;
 };
 
 }  // namespace

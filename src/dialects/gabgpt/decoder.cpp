@@ -7,6 +7,11 @@ namespace ocml::detail::gabgpt {
 
 namespace {
 
+// The whitespace GabGPT lets stand between turns (not form feed or vertical tab).
+bool gabgpt_space(char c) {
+  return c == ' ' || c == '\n' || c == '\r' || c == '\t';
+}
+
 enum class state : std::uint8_t { between, user, think, assistant };
 
 class decoder_impl final : public stream_decoder, public token_stream::handler {
@@ -54,14 +59,7 @@ class decoder_impl final : public stream_decoder, public token_stream::handler {
           em_.text(t, off);
           return;
         }
-        for (std::size_t k = 0; k < t.size(); ++k) {
-          if (t[k] == ' ' || t[k] == '\n' || t[k] == '\r' || t[k] == '\t') continue;
-          if (!stray_reported_) {
-            stray_reported_ = true;
-            (void)em_.recoverable(error_code::stray_text, off + k, "text after <|end|>");
-          }
-          return;
-        }
+        em_.stray(t, off, "text after <|end|>", gabgpt_space);
         return;
       case state::user:
       case state::assistant:
@@ -117,7 +115,7 @@ class decoder_impl final : public stream_decoder, public token_stream::handler {
         }
         em_.end(end_token::end, off);
         st_ = state::between;
-        stray_reported_ = false;
+        em_.allow_stray();
         return;
       default:
         return;
@@ -136,7 +134,6 @@ class decoder_impl final : public stream_decoder, public token_stream::handler {
   emitter em_;
   state st_ = state::between;
   bool seen_token_ = false;
-  bool stray_reported_ = false;
 };
 
 }  // namespace

@@ -82,11 +82,7 @@ class decoder_impl final : public stream_decoder, public token_stream::handler {
         return;
       case state::between:
       case state::done:
-        for (std::size_t k = 0; k < t.size(); ++k) {
-          if (is_space(t[k]) || stray_reported_) continue;
-          stray_reported_ = true;
-          (void)em_.recoverable(error_code::stray_text, off + k, "text outside any message");
-        }
+        em_.stray(t, off, "text outside any message");
         return;
       case state::role_line: {
         const auto nl = t.find('\n');
@@ -238,7 +234,7 @@ class decoder_impl final : public stream_decoder, public token_stream::handler {
       if (role_ == role::system) flush_system();
       em_.end(end_token::end, off);
       st_ = state::between;
-      stray_reported_ = false;
+      em_.allow_stray();
       return;
     }
     if (role_ == role::system) {
@@ -449,7 +445,6 @@ class decoder_impl final : public stream_decoder, public token_stream::handler {
   bool seen_bos_ = false;
   bool strip_nl_ = false;
   bool output_start_ = false;
-  bool stray_reported_ = false;
 };
 
 }  // namespace

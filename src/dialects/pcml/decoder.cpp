@@ -273,15 +273,7 @@ class decoder_impl final : public stream_decoder, public token_stream::handler {
   }
 
   void whitespace_only(std::string_view t, std::size_t off) {
-    for (std::size_t k = 0; k < t.size(); ++k) {
-      if (is_space(t[k])) continue;
-      if (stray_reported_) return;
-      stray_reported_ = true;
-      (void)em_.recoverable(
-          error_code::stray_text, off + k,
-          st_ == state::ended ? "text after <end>" : "text outside any container");
-      return;
-    }
+    em_.stray(t, off, st_ == state::ended ? "text after <end>" : "text outside any container");
   }
 
   void body_text(std::string_view t, std::size_t off, bool reasoning,
@@ -373,7 +365,7 @@ class decoder_impl final : public stream_decoder, public token_stream::handler {
   void close(std::size_t off) {
     em_.end(end_token::end, st_ == state::ended ? end_off_ : off);
     st_ = state::between;
-    stray_reported_ = false;
+    em_.allow_stray();
   }
 
   void finish_call() {
@@ -442,7 +434,6 @@ class decoder_impl final : public stream_decoder, public token_stream::handler {
   position header_pos_;
   bool pending_nl_ = false;
   bool strip_nl_ = false;
-  bool stray_reported_ = false;
   bool had_tools_ = false;
 };
 
