@@ -87,6 +87,36 @@ struct escaped_writer {
   void truncate(std::size_t n) const { out.truncate(n); }
 };
 
+// The keys of one object seen so far: insert() is false for a key seen before. Objects of up
+// to 16 keys (nearly all) need no allocation; the inline array is written before it is read.
+class key_set {
+ public:
+  bool insert(std::string_view k) {
+    const key* begin = n_ <= kInline ? small_.data() : large_.data();
+    for (const key* p = begin; p != begin + n_; ++p) {
+      if (p->size == k.size() && std::memcmp(p->data, k.data(), k.size()) == 0) return false;
+    }
+    if (n_ < kInline) {
+      small_[n_] = {k.data(), k.size()};
+    } else {
+      if (n_ == kInline) large_.assign(small_.begin(), small_.end());
+      large_.push_back({k.data(), k.size()});
+    }
+    ++n_;
+    return true;
+  }
+
+ private:
+  struct key {
+    const char* data;
+    std::size_t size;
+  };
+  static constexpr std::size_t kInline = 16;
+  std::array<key, kInline> small_;  // NOLINT(cppcoreguidelines-pro-type-member-init)
+  std::vector<key> large_;
+  std::size_t n_ = 0;
+};
+
 template <typename Writer>
 void py_dumps_to(simdjson::dom::element e, const Writer& w);
 
@@ -98,26 +128,16 @@ void py_dumps_object(simdjson::dom::element e, const Writer& w) {
   const simdjson::dom::object o(e);
   const std::size_t start = w.size();
   w.put('{');
-  constexpr std::size_t kInline = 16;
-  const bool small = o.size() <= kInline;
-  struct key {
-    const char* data;
-    std::size_t size;
-  };
-  std::array<key, kInline> seen;  // NOLINT(cppcoreguidelines-pro-type-member-init): written first
-  std::size_t n = 0;
-  bool repeats = !small && !unique_keys(e);  // large objects: one full check first
+  key_set seen;
+  bool repeats = false;
+  bool first = true;
   for (auto field : o) {
-    if (repeats) break;
-    if (small) {
-      const std::string_view k = field.key;
-      for (std::size_t i = 0; i < n && !repeats; ++i) {
-        repeats = seen[i].size == k.size() && std::memcmp(seen[i].data, k.data(), k.size()) == 0;
-      }
-      if (repeats) break;
-      seen[n] = {k.data(), k.size()};
+    if (!seen.insert(field.key)) {
+      repeats = true;
+      break;
     }
-    if (n++ > 0) w.put(", ");
+    if (!first) w.put(", ");
+    first = false;
     w.quoted(field.key);
     w.put(": ");
     py_dumps_to(field.value, w);
@@ -125,7 +145,7 @@ void py_dumps_object(simdjson::dom::element e, const Writer& w) {
   if (repeats) {
     w.truncate(start);
     w.put('{');
-    bool first = true;
+    first = true;
     std::size_t index = 0;
     for (auto field : o) {
       simdjson::dom::element value = field.value;
@@ -368,28 +388,9 @@ bool python_dumps_text(std::string_view text, escaped_buffer& out) {
 
 bool unique_keys(simdjson::dom::element e) {
   if (!e.is_object()) return true;
-  // Small objects (nearly all) need no allocation; the array is left uninitialized.
-  struct key {
-    const char* data;
-    std::size_t size;
-  };
-  constexpr std::size_t kInline = 16;
-  std::array<key, kInline> small;  // NOLINT(cppcoreguidelines-pro-type-member-init)
-  std::vector<key> large;
-  std::size_t n = 0;
+  key_set seen;
   for (auto field : simdjson::dom::object(e)) {
-    const std::string_view k = field.key;
-    const key* begin = n <= kInline ? small.data() : large.data();
-    for (const key* p = begin; p != begin + n; ++p) {
-      if (p->size == k.size() && std::memcmp(p->data, k.data(), k.size()) == 0) return false;
-    }
-    if (n < kInline) {
-      small[n] = {k.data(), k.size()};
-    } else {
-      if (n == kInline) large.assign(small.begin(), small.end());
-      large.push_back({k.data(), k.size()});
-    }
-    ++n;
+    if (!seen.insert(field.key)) return false;
   }
   return true;
 }
