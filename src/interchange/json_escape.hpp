@@ -35,7 +35,7 @@ class escaped_buffer {
  private:
   // At least n writable bytes at the end.
   char* room(std::size_t n) {
-    if (capacity_ - used_ < n) grow(n);
+    if (buf_ == nullptr || capacity_ - used_ < n) grow(n);  // never null after this
     return buf_.get() + used_;
   }
   void grow(std::size_t n);
