@@ -87,6 +87,13 @@ std::size_t utf8_stream::feed(std::string_view piece, std::size_t at) noexcept {
     failed_ = true;
     return at + used + utf8_first_invalid(p, cut, false, nullptr);
   }
+  // The unfinished tail may already be wrong (E0 9F: no second byte below A0 after E0),
+  // as it would be found if its bytes came in later pieces.
+  std::size_t tail = 0;
+  if (utf8_first_invalid(p + cut, n - cut, true, &tail) < n - cut) {
+    failed_ = true;
+    return at + used + cut;
+  }
   pending_at_ = at + used + cut;
   for (std::size_t i = cut; i < n; ++i) pending_[pending_len_++] = p[i];
   return npos;
