@@ -310,4 +310,23 @@ TEST(DocumentHeader, AnyStringValueRoundTrips) {
   }
 }
 
+TEST(DocumentHeader, BracketsInPlainKeysAreNotNesting) {
+  // "-[[[" and "a:[[[" are plain text in block YAML; 40 brackets on each of two keys must not
+  // add up to the 64-level depth guard.
+  ocml::conversation c;
+  c.header.present = true;
+  c.header.version = "2.2";
+  c.header.extra["-" + std::string(40, '[') + "s"] = nullptr;
+  c.header.extra["a:" + std::string(40, '[')] = ocml::json::array({"v"});
+  auto text = ocml::render(c, {});
+  ASSERT_TRUE(text.ok());
+  const auto r = p22(*text);
+  ASSERT_TRUE(r.ok()) << *text;
+  EXPECT_EQ(r.conversation.header, c.header) << *text;
+  // Real nesting is still refused.
+  const std::string nested = "---\nversion: 2.2\nx: " + std::string(70, '[') +
+                             std::string(70, ']') + "\n---\n<|start|>user<|message|>x<|end|>";
+  EXPECT_EQ(codes(p22(nested)), std::vector<std::string>{"E-PARSE-DOCUMENT-HEADER"});
+}
+
 }  // namespace

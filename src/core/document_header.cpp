@@ -138,6 +138,12 @@ bool too_deep(std::string_view yaml) {
     const char c = yaml[i];
     const bool value_start = prev == '\n' || prev == ':' || prev == ',' || prev == '[' ||
                              prev == '{' || prev == '-' || prev == '?';
+    // '-', '?' and ':' are indicators only before white space ("-[[" is plain text), but
+    // ':' also right after a quoted key or inside a flow collection ({"a":[1]}).
+    const bool spaced = i + 1 == yaml.size() || yaml[i + 1] == ' ' || yaml[i + 1] == '\t' ||
+                        yaml[i + 1] == '\n' || yaml[i + 1] == '\r';
+    const bool indicator = (c != '-' && c != '?' && c != ':') || spaced ||
+                           (c == ':' && (depth > 0 || prev == '"' || prev == '\''));
     if ((c == '"' || c == '\'') && value_start) {  // a quoted scalar: skip it
       for (++i; i < yaml.size() && yaml[i] != c; ++i) {
         if (c == '"' && yaml[i] == '\\') ++i;
@@ -160,14 +166,14 @@ bool too_deep(std::string_view yaml) {
       line_start = true;
       indent = 0;
       prev = '\n';
-    } else if (line_start && (c == ' ' || c == '-')) {
+    } else if (line_start && (c == ' ' || (c == '-' && indicator))) {
       if (++indent > 256) return true;
       if (c == '-') prev = '-';
     } else {
       line_start = false;
       // A bracket inside plain text is text: it does not open a value for the next one.
       const bool text_bracket = (c == '[' || c == '{') && !value_start;
-      if (c != ' ' && c != '\t') prev = text_bracket ? 'a' : c;
+      if (c != ' ' && c != '\t') prev = text_bracket || !indicator ? 'a' : c;
     }
   }
   return false;
