@@ -31,10 +31,15 @@ enum class error_code : std::uint8_t {
   unrepresentable,            ///< E-RENDER-UNREPRESENTABLE: the dialect cannot express a value.
   invalid_json,               ///< E-JSON-INPUT: interchange JSON is malformed or mistyped.
   io_error,                   ///< E-IO: a file could not be read or written.
+  engine,                     ///< E-ENGINE: the inference engine failed (transport, HTTP, SSE).
+  engine_tokens_stripped,     ///< E-ENGINE-TOKENS-STRIPPED: the engine removed special tokens.
+  tool_unknown,               ///< E-TOOL-UNKNOWN: a call names no registered tool.
+  tool_failed,                ///< E-TOOL-FAILED: a tool crashed, failed or printed invalid JSON.
+  tool_routing,               ///< E-TOOL-ROUTING: a call on a channel its tool may not use (§8.3).
 };
 
 /// Number of values in error_code (for tables and tests).
-inline constexpr std::size_t error_code_count = 17;
+inline constexpr std::size_t error_code_count = 22;
 
 /// The stable `E-...` spelling of a code, e.g. "E-PARSE-HEADER".
 ///

@@ -33,6 +33,7 @@
 #include "ocml/dialect.hpp"
 #include "ocml/display.hpp"
 #include "ocml/error.hpp"
+#include "ocml/events.hpp"
 #include "ocml/gabgpt.hpp"
 #include "ocml/harmony.hpp"
 #include "ocml/json.hpp"

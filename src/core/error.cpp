@@ -29,6 +29,11 @@ constexpr std::array<error_entry, error_code_count> kErrors = {{
     {"E-RENDER-UNREPRESENTABLE", "the dialect cannot represent this value"},
     {"E-JSON-INPUT", "malformed or mistyped interchange JSON"},
     {"E-IO", "input/output error"},
+    {"E-ENGINE", "the inference engine failed"},
+    {"E-ENGINE-TOKENS-STRIPPED", "the engine removed special tokens from its output"},
+    {"E-TOOL-UNKNOWN", "no tool of that name is registered"},
+    {"E-TOOL-FAILED", "the tool failed or replied with invalid JSON"},
+    {"E-TOOL-ROUTING", "tool call on a channel the tool may not be called from"},
 }};
 }  // namespace
 

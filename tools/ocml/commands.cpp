@@ -14,6 +14,7 @@
 #include "io.hpp"
 #include "ocml/convert.hpp"
 #include "ocml/display.hpp"
+#include "ocml/events.hpp"
 #include "ocml/gabgpt.hpp"
 #include "ocml/harmony.hpp"
 #include "ocml/render.hpp"
@@ -204,9 +205,43 @@ int run_parse(const parse_args& a) {
   return r.ok() ? 0 : 1;
 }
 
+// `ocml stream --events`: the decoder's events projected to OpenChatML events or OpenAI
+// chunks, one JSON text per line.
+int run_stream_events(const parse_args& a, std::string_view bytes) {
+  const auto line = [](std::string_view json_text) {
+    std::cout.write(json_text.data(), static_cast<std::streamsize>(json_text.size()));
+    std::cout.put('\n');
+  };
+  bool error = false;
+  openai_chunk_writer openai({}, line);
+  ocml_event_writer ocml_events(line);
+  projection p({}, [&](const delta& d) {
+    if (d.kind == delta_kind::diagnostic) {
+      print_diag(*d.diag);
+      error = error || d.diag->level == severity::error;
+    }
+    if (a.events == "openai") {
+      openai(d);
+    } else {
+      ocml_events(d);
+    }
+  });
+  decoder d(a.decoder, [&p](const event& e) { p(e); });
+  feed(d, bytes, a.chunk);
+  p.finish();
+  const finish_reason why = error ? finish_reason::error : p.natural_finish();
+  if (a.events == "openai") {
+    openai.finish(why);
+  } else {
+    ocml_events.finish(why);
+  }
+  return error ? 1 : 0;
+}
+
 int run_stream(const parse_args& a) {
   input in;
   if (!open_input(in, a.file)) return 1;
+  if (!a.events.empty()) return run_stream_events(a, in.bytes());
   bool error = false;
   decoder d(a.decoder, [&](const event& e) {
     json j = json::object();

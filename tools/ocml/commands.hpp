@@ -32,6 +32,7 @@ struct render_args {
 struct parse_args {
   decoder_options decoder;
   bool openai = false;
+  std::string events;     ///< stream: "ocml" or "openai" projection instead of decoder events
   std::size_t chunk = 0;  ///< 0 = all at once
   std::string file = "-";
   batch_args batch;

@@ -97,6 +97,10 @@ int main(int argc, char** argv) {
   add_decoder_flags(stream, sa.decoder);
   stream->add_option("--chunk", sa.chunk, "feed the decoder N bytes at a time")
       ->check(CLI::PositiveNumber);
+  stream
+      ->add_option("--events", sa.events,
+                   "project to OpenChatML events (ocml) or OpenAI chat-completion chunks (openai)")
+      ->check(CLI::IsMember({"ocml", "openai"}));
   stream->add_option("file", sa.file, "input file, - for stdin");
 
   ocml::decoder_options vo;
