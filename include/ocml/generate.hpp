@@ -1,0 +1,130 @@
+// ocml/generate.hpp - the generation loop: a prompt goes to a model, text streams back,
+// each dialect's stop rules apply, and the completion is decoded while it arrives.
+//
+//   ocml::scripted_model engine({{.text = "<|channel|>final<|message|>Hi<|return|>"}});
+//   auto p = ocml::build_prompt(conv, {.dialect = ocml::dialect::harmony});
+//   auto g = ocml::generate(engine, *p, {.dialect = ocml::dialect::harmony},
+//                           [](const ocml::delta& d) {
+//                             if (d.kind == ocml::delta_kind::text) std::cout << d.text;
+//                           });
+//   // g.finish == ocml::finish_reason::stop, g.messages[0].content == "Hi"
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ocml/dialect.hpp"
+#include "ocml/error.hpp"
+#include "ocml/events.hpp"
+#include "ocml/model.hpp"
+#include "ocml/prompt.hpp"
+
+namespace ocml {
+
+/// A flag one thread sets and others poll (Ctrl-C, a client that went away).
+class cancellation {
+ public:
+  void cancel() noexcept { flag_.store(true, std::memory_order_release); }
+  [[nodiscard]] bool cancelled() const noexcept { return flag_.load(std::memory_order_acquire); }
+  void reset() noexcept { flag_.store(false, std::memory_order_release); }
+
+ private:
+  std::atomic<bool> flag_{false};
+};
+
+/// What a model is asked to do.
+struct model_request {
+  std::string prompt;
+  std::vector<std::string> stop;  ///< Stop sequences (the engine leaves them out of its text).
+  std::size_t max_tokens = 0;     ///< 0: the engine's default.
+};
+
+/// How a model's stream ended.
+enum class engine_stop : std::uint8_t {
+  stop,    ///< The engine stopped on a stop sequence or its end-of-sequence token.
+  length,  ///< The engine hit max_tokens.
+  eof,     ///< The stream ended without a finish reason (connection lost, engine crash).
+};
+
+/// The end of one model stream.
+struct model_finish {
+  engine_stop reason = engine_stop::stop;
+  /// The stop sequence that matched, when the engine says (vLLM's `stop_reason`).
+  std::string stop_sequence;
+};
+
+/// An inference engine: prompt and stop sequences in, text chunks out.
+class model {
+ public:
+  /// Receives each text chunk; returning false cancels the stream.
+  using chunk_sink = std::function<bool(std::string_view text)>;
+  virtual ~model() = default;
+  /// Streams the completion of `request`. A cancelled stream (the sink said false) still
+  /// returns a model_finish; errors are E-ENGINE diagnostics.
+  [[nodiscard]] virtual result<model_finish> complete(const model_request& request,
+                                                      const chunk_sink& on_text) = 0;
+};
+
+/// One scripted reply of scripted_model.
+struct scripted_response {
+  std::string text;        ///< What the "model" writes (may run past its stop sequences).
+  std::size_t chunk = 16;  ///< Bytes per streamed chunk.
+  /// End the stream without a finish reason after `text` (a dropped connection).
+  bool drop_connection = false;
+};
+
+/// Replays scripted replies in order, behaving like an engine: it stops before the first
+/// stop sequence of the request (reporting which), honours max_tokens (one byte is one
+/// token) and records every request. For tests and demos.
+class scripted_model final : public model {
+ public:
+  explicit scripted_model(std::vector<scripted_response> responses);
+  [[nodiscard]] result<model_finish> complete(const model_request& request,
+                                              const chunk_sink& on_text) override;
+  /// Every request received, in order.
+  [[nodiscard]] const std::vector<model_request>& requests() const noexcept { return requests_; }
+
+ private:
+  std::vector<scripted_response> responses_;
+  std::vector<model_request> requests_;
+};
+
+/// How to run a generation.
+struct generate_options {
+  ocml::dialect dialect = dialect::ocml_2_2;
+  /// GabGPT think mode (the prompt ends in <|think|>): when the model never writes
+  /// <|assistant|>, a second round appends it and generates the answer.
+  bool think = false;
+  std::size_t max_tokens = 0;  ///< Sent to the engine (0: its default).
+  std::size_t max_bytes = 0;   ///< Local limit on completion bytes (0: none).
+  bool lenient = false;        ///< Decode the completion leniently.
+  cancellation* cancel = nullptr;
+};
+
+/// The outcome of a generation.
+struct generation {
+  /// The completion as markup, stop tokens restored: the prompt plus this text is the
+  /// transcript (GabGPT's second round includes the <|assistant|> it appended).
+  std::string text;
+  std::vector<message> messages;  ///< The completion, decoded.
+  finish_reason finish = finish_reason::none;
+  std::vector<diagnostic> diagnostics;
+  std::size_t rounds = 0;  ///< Engine requests made (2 for GabGPT's second round).
+};
+
+/// Runs `p` on `engine`, applying the dialect's stop rules: <|return|> and <|call|> are
+/// hard stops (2.2 §12.8), a 2.x `final` message closed by <|end|> also ends the response;
+/// ChatML and 0.1 stop on <|im_end|>, PCML on <end>, GabGPT on <|end|> (with the
+/// think -> assistant watch and second round). A stop the engine cut from its text is put
+/// back so the decoder sees whole messages. Deltas reach `on_delta` as text arrives.
+/// finish: stop / tool_calls, length (max_tokens or max_bytes), cancelled, or error
+/// (E-ENGINE, E-ENGINE-TOKENS-STRIPPED, or E-STREAM-TRUNCATED when the engine stopped
+/// without a stop token).
+[[nodiscard]] generation generate(model& engine, const prompt& p, const generate_options& options,
+                                  const std::function<void(const delta&)>& on_delta = {});
+
+}  // namespace ocml

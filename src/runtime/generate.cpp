@@ -1,0 +1,293 @@
+// The generation loop: stop rules, limits, cancellation and decoding while text arrives.
+#include "ocml/generate.hpp"
+
+#include <algorithm>
+
+#include "ocml/decoder.hpp"
+
+namespace ocml {
+
+namespace {
+
+bool openchatml_family(dialect d) noexcept {
+  return d == dialect::ocml_2_2 || d == dialect::ocml_2_0 || d == dialect::harmony;
+}
+
+// Bytes of `s` that may be kept without cutting a UTF-8 sequence, at most `n`.
+std::size_t utf8_cut(std::string_view s, std::size_t n) noexcept {
+  if (n >= s.size()) return s.size();
+  while (n > 0 && (static_cast<unsigned char>(s[n]) & 0xC0) == 0x80) --n;
+  return n;
+}
+
+// After this many bytes without any "<|", a 2.x completion has lost its control tokens.
+constexpr std::size_t kStrippedProbe = 1024;
+
+// One generation: the decoder, the patterns watched in the stream, the state of the rules.
+class run {
+ public:
+  run(const prompt& p, const generate_options& o, const std::function<void(const delta&)>& sink)
+      : p_(p),
+        o_(o),
+        proj_({},
+              [this, &sink](const delta& d) {
+                if (d.kind == delta_kind::call_begin) call_open_ = true;
+                if (d.kind == delta_kind::message_end) call_open_ = false;
+                if (sink) sink(d);
+              }),
+        dec_(decoder_options{.dialect = o.dialect,
+                             .lenient = o.lenient,
+                             .completion = true,
+                             .completion_role =
+                                 o.dialect == dialect::gabgpt && o.think ? "think" : "assistant"},
+             [this](const event& e) { on_event(e); }) {
+    for (const auto& s : p.stop) patterns_.push_back({s, true});
+    if (openchatml_family(o.dialect)) patterns_.push_back({"<|end|>", false});
+    if (o.dialect == dialect::gabgpt && o.think) patterns_.push_back({"<|assistant|>", false});
+  }
+
+  generation go(model& engine);
+
+ private:
+  struct pattern {
+    std::string text;
+    bool stop;  // a stop sequence (cut, not fed) or a watched token (fed, then rules checked)
+  };
+
+  void on_event(const event& e) {
+    collector_(e);
+    proj_(e);
+    if (e.kind == event_kind::message_end && openchatml_family(o_.dialect) &&
+        e.end == end_token::end && final_open_) {
+      final_done_ = true;  // a final answer closed by <|end|> ends the response
+    }
+    if (e.kind == event_kind::message_begin) {
+      final_open_ = e.message->role == role::assistant && e.message->recipient.empty() &&
+                    e.message->effective_channel() == "final";
+    }
+  }
+
+  // Feeds completion bytes to the decoder (within max_bytes).
+  void feed(std::string_view s) {
+    if (o_.max_bytes != 0 && text_.size() + s.size() > o_.max_bytes) {
+      s = s.substr(0, utf8_cut(s, o_.max_bytes - text_.size()));
+      over_limit_ = true;
+    }
+    text_.append(s);
+    dec_.push(s);
+    if (openchatml_family(o_.dialect) && !stripped_ && text_.size() >= kStrippedProbe &&
+        text_.find("<|") == std::string::npos) {
+      stripped_ = true;
+    }
+  }
+
+  [[nodiscard]] bool should_stop() const {
+    return over_limit_ || stripped_ || final_done_ || !matched_.empty();
+  }
+
+  bool on_text(std::string_view chunk);
+  void end_round(const result<model_finish>& r, generation& g);
+
+  const prompt& p_;
+  const generate_options& o_;
+  collector collector_;
+  projection proj_;
+  decoder dec_;
+  std::vector<pattern> patterns_;
+  std::string text_;     // completion bytes fed so far
+  std::string held_;     // received bytes that may begin a pattern
+  std::string matched_;  // the stop sequence found in the stream
+  bool call_open_ = false, final_open_ = false, final_done_ = false;
+  bool saw_assistant_ = false, over_limit_ = false, stripped_ = false, cancelled_ = false;
+  bool engine_failed_ = false, truncated_ = false, length_ = false;
+};
+
+bool run::on_text(std::string_view chunk) {
+  if (o_.cancel != nullptr && o_.cancel->cancelled()) {
+    cancelled_ = true;
+    return false;
+  }
+  held_.append(chunk);
+  const std::string_view w = held_;
+  std::size_t used = 0;
+  for (;;) {
+    std::size_t at = std::string_view::npos;
+    const pattern* hit = nullptr;
+    for (const auto& pat : patterns_) {
+      const std::size_t pos = w.find(pat.text, used);
+      if (pos < at) {
+        at = pos;
+        hit = &pat;
+      }
+    }
+    if (hit == nullptr) break;
+    if (hit->stop) {
+      feed(w.substr(used, at - used));
+      if (!over_limit_) matched_ = hit->text;
+      held_.clear();
+      return false;
+    }
+    feed(w.substr(used, at + hit->text.size() - used));
+    used = at + hit->text.size();
+    if (hit->text == "<|assistant|>") saw_assistant_ = true;
+    if (should_stop()) {
+      held_.clear();
+      return false;
+    }
+  }
+  // Hold back the longest tail that could still become a pattern.
+  std::size_t keep = 0;
+  for (const auto& pat : patterns_) {
+    for (std::size_t k = std::min(pat.text.size() - 1, w.size() - used); k > keep; --k) {
+      if (w.substr(w.size() - k) == std::string_view(pat.text).substr(0, k)) {
+        keep = k;
+        break;
+      }
+    }
+  }
+  feed(w.substr(used, w.size() - keep - used));
+  held_.erase(0, held_.size() - keep);
+  return !should_stop();
+}
+
+void run::end_round(const result<model_finish>& r, generation& g) {
+  if (!r) {
+    g.diagnostics.push_back(r.error());
+    engine_failed_ = true;
+    return;
+  }
+  if (cancelled_ || over_limit_ || stripped_ || final_done_) return;
+  if (!matched_.empty()) {
+    if (!(o_.dialect == dialect::gabgpt && o_.think && !saw_assistant_)) feed(matched_);
+    return;
+  }
+  feed(held_);
+  held_.clear();
+  if (r->reason == engine_stop::length) {
+    length_ = true;
+    return;
+  }
+  if (r->reason == engine_stop::eof) {
+    truncated_ = true;
+    return;
+  }
+  // The engine stopped and cut the stop sequence from its text: put it back.
+  std::string stop = r->stop_sequence;
+  if (std::find(p_.stop.begin(), p_.stop.end(), stop) == p_.stop.end()) stop.clear();
+  if (stop.empty() && p_.stop.size() == 1) stop = p_.stop.front();
+  if (stop.empty() && !p_.stop.empty()) {
+    stop = call_open_ ? "<|call|>" : "<|return|>";
+    g.diagnostics.push_back(
+        {.code = error_code::engine,
+         .level = severity::warning,
+         .message = "the engine did not say which stop sequence ended its text; assumed " + stop});
+  }
+  matched_ = stop;
+  if (!(o_.dialect == dialect::gabgpt && o_.think && !saw_assistant_)) feed(stop);
+}
+
+generation run::go(model& engine) {
+  generation g;
+  model_request req{.prompt = p_.text, .stop = p_.stop, .max_tokens = o_.max_tokens};
+  const auto sink = [this](std::string_view t) { return on_text(t); };
+  for (;;) {
+    ++g.rounds;
+    end_round(engine.complete(req, sink), g);
+    // GabGPT think mode: the model stopped without ever writing <|assistant|>.
+    const bool second_round = o_.dialect == dialect::gabgpt && o_.think && !saw_assistant_ &&
+                              g.rounds == 1 && !matched_.empty() && !cancelled_ && !over_limit_ &&
+                              !engine_failed_;
+    if (!second_round) break;
+    matched_.clear();
+    feed("<|assistant|>");
+    saw_assistant_ = true;
+    req.prompt = p_.text + text_;
+  }
+  if (o_.cancel != nullptr && o_.cancel->cancelled()) cancelled_ = true;
+  dec_.finish();
+  proj_.finish();
+  parse_result parsed = collector_.take();
+  g.messages = std::move(parsed.conversation.messages);
+  const bool cut_short = cancelled_ || over_limit_ || length_;
+  bool decoder_truncated = false;
+  for (auto& d : parsed.diagnostics) {
+    if (d.code == error_code::stream_truncated) {
+      decoder_truncated = true;
+      if (cut_short) d.level = severity::warning;  // expected: the limit or the client cut it
+    }
+    g.diagnostics.push_back(std::move(d));
+  }
+  if (truncated_ && !decoder_truncated) {
+    g.diagnostics.push_back({.code = error_code::stream_truncated,
+                             .offset = text_.size(),
+                             .message = "the engine's stream ended without a stop token"});
+  }
+  if (stripped_ ||
+      (openchatml_family(o_.dialect) && !text_.empty() && text_.find("<|") == std::string::npos)) {
+    g.diagnostics.push_back(
+        {.code = error_code::engine_tokens_stripped,
+         .message = "the completion holds no control token: the engine strips special tokens "
+                    "(vLLM: skip_special_tokens=false)"});
+  }
+  const bool failed = std::any_of(g.diagnostics.begin(), g.diagnostics.end(),
+                                  [](const auto& d) { return d.level == severity::error; });
+  if (cancelled_) {
+    g.finish = finish_reason::cancelled;
+  } else if (over_limit_ || length_) {
+    g.finish = finish_reason::length;
+  } else if (failed || engine_failed_) {
+    g.finish = finish_reason::error;
+  } else {
+    g.finish = proj_.natural_finish();
+  }
+  g.text = std::move(text_);
+  return g;
+}
+
+}  // namespace
+
+generation generate(model& engine, const prompt& p, const generate_options& options,
+                    const std::function<void(const delta&)>& on_delta) {
+  run r(p, options, on_delta);
+  return r.go(engine);
+}
+
+// ---- scripted_model ------------------------------------------------------------------------
+
+scripted_model::scripted_model(std::vector<scripted_response> responses)
+    : responses_(std::move(responses)) {}
+
+result<model_finish> scripted_model::complete(const model_request& request,
+                                              const chunk_sink& on_text) {
+  requests_.push_back(request);
+  if (requests_.size() > responses_.size()) {
+    return make_error(error_code::engine, "scripted model: no reply left for request " +
+                                              std::to_string(requests_.size()));
+  }
+  const scripted_response& r = responses_[requests_.size() - 1];
+  std::string_view t = r.text;
+  model_finish f;
+  std::size_t cut = std::string_view::npos;
+  for (const auto& s : request.stop) {
+    const std::size_t pos = s.empty() ? std::string_view::npos : t.find(s);
+    if (pos < cut) {
+      cut = pos;
+      f.stop_sequence = s;
+    }
+  }
+  if (cut != std::string_view::npos) t = t.substr(0, cut);
+  if (request.max_tokens != 0 && t.size() > request.max_tokens) {
+    t = t.substr(0, request.max_tokens);
+    f.reason = engine_stop::length;
+    f.stop_sequence.clear();
+  } else if (cut == std::string_view::npos && r.drop_connection) {
+    f.reason = engine_stop::eof;
+  }
+  const std::size_t step = std::max<std::size_t>(r.chunk, 1);
+  for (std::size_t i = 0; i < t.size(); i += step) {
+    if (!on_text(t.substr(i, step))) break;
+  }
+  return f;
+}
+
+}  // namespace ocml

@@ -1,0 +1,159 @@
+// Event projections: a recorded completion per dialect replayed through the scripted
+// backend at several chunk sizes gives the same merged OpenAI chunks, the same merged
+// OpenChatML events and the same messages; hidden text never reaches `content`.
+#include <gtest/gtest.h>
+
+#include "ocml/decoder.hpp"
+#include "ocml/display.hpp"
+#include "runtime_support.hpp"
+
+namespace {
+
+struct recording {
+  const char* file;
+  ocml::dialect dialect;
+  bool think;
+  const char* finish;  // expected finish_reason
+};
+
+class Recorded : public ::testing::TestWithParam<recording> {};
+
+// The visible answer of a decoded completion: final-channel assistant text.
+std::string visible_text(const std::vector<ocml::message>& ms) {
+  std::string out;
+  for (const auto& m : ms) {
+    if (m.role == ocml::role::assistant && m.effective_channel() == "final" &&
+        m.recipient.empty()) {
+      out += m.content;
+    }
+  }
+  return out;
+}
+
+TEST_P(Recorded, SameResultAtEveryChunkSize) {
+  const auto rec = GetParam();
+  const std::string text = ocml::test::read_completion(rec.file);
+  ASSERT_FALSE(text.empty());
+  const auto base = ocml::test::replay_completion(text, rec.dialect, text.size(), rec.think);
+  EXPECT_EQ(ocml::finish_reason_name(base.gen.finish), rec.finish);
+  for (const auto& d : base.gen.diagnostics) ADD_FAILURE() << d.to_string();
+  const auto openai = ocml::test::merge_openai(base.openai);
+  const auto events = ocml::test::merge_ocml(base.ocml);
+  for (const std::size_t chunk : {1, 2, 3, 7, 64}) {
+    const auto r = ocml::test::replay_completion(text, rec.dialect, chunk, rec.think);
+    EXPECT_EQ(ocml::test::merge_openai(r.openai), openai) << "chunk " << chunk;
+    EXPECT_EQ(ocml::test::merge_ocml(r.ocml), events) << "chunk " << chunk;
+    EXPECT_EQ(r.gen.messages, base.gen.messages) << "chunk " << chunk;
+    EXPECT_EQ(r.gen.text, base.gen.text) << "chunk " << chunk;
+    EXPECT_EQ(r.gen.finish, base.gen.finish) << "chunk " << chunk;
+  }
+  // The streamed content is exactly the final-channel text of the decoded completion, and
+  // the hidden reasoning (every recording marks it ANALYSIS-ONLY) is never part of it.
+  EXPECT_EQ(openai["content"], visible_text(base.gen.messages));
+  EXPECT_EQ(openai["content"].get<std::string>().find("ANALYSIS-ONLY"), std::string::npos);
+  if (rec.dialect != ocml::dialect::chatml) {  // Qwen2.5 ChatML has no reasoning
+    EXPECT_NE(openai["reasoning_content"].get<std::string>().find("ANALYSIS-ONLY"),
+              std::string::npos);
+  }
+  for (const auto& e : events) {
+    if (e["event"] == "response.delta") {
+      EXPECT_EQ(e["delta"].get<std::string>().find("ANALYSIS-ONLY"), std::string::npos);
+    }
+  }
+  // The decoded messages are those of a one-shot parse of the completion text.
+  ocml::decoder_options o{.dialect = rec.dialect, .completion = true};
+  if (rec.think) o.completion_role = "think";
+  const auto once = ocml::parse(base.gen.text, o);
+  EXPECT_EQ(once.conversation.messages, base.gen.messages);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Dialects, Recorded,
+    ::testing::Values(recording{"ocml-2.2-answer.txt", ocml::dialect::ocml_2_2, false, "stop"},
+                      recording{"ocml-2.2-call.txt", ocml::dialect::ocml_2_2, false, "tool_calls"},
+                      recording{"ocml-2.0-answer.txt", ocml::dialect::ocml_2_0, false, "stop"},
+                      recording{"harmony-answer.txt", ocml::dialect::harmony, false, "stop"},
+                      recording{"harmony-call.txt", ocml::dialect::harmony, false, "tool_calls"},
+                      recording{"chatml-call.txt", ocml::dialect::chatml, false, "tool_calls"},
+                      recording{"pcml-call.txt", ocml::dialect::pcml, false, "tool_calls"},
+                      recording{"gabgpt-think.txt", ocml::dialect::gabgpt, true, "stop"},
+                      recording{"ocml-0.1-call.txt", ocml::dialect::ocml_0_1, false, "tool_calls"}),
+    [](const auto& info) {
+      std::string n = info.param.file;
+      for (char& c : n) {
+        if (c == '.' || c == '-') c = '_';
+      }
+      return n;
+    });
+
+TEST(Projection, EveryPrefixGivesAPrefixOfTheDeltas) {
+  const std::string text = ocml::test::read_completion("ocml-2.2-answer.txt");
+  const auto collect = [](std::string_view input) {
+    std::string content, reasoning;
+    ocml::projection p({}, [&](const ocml::delta& d) {
+      if (d.kind == ocml::delta_kind::text) content.append(d.text);
+      if (d.kind == ocml::delta_kind::reasoning) reasoning.append(d.text);
+    });
+    ocml::decoder dec({.dialect = ocml::dialect::ocml_2_2, .completion = true},
+                      [&p](const ocml::event& e) { p(e); });
+    dec.push(input);
+    return std::make_pair(content, reasoning);
+  };
+  const auto whole = collect(text);
+  EXPECT_EQ(whole.first, "Grüße aus Zürich — 日本.\n\nSecond paragraph.\n\n\nThird.");
+  for (std::size_t k = 0; k <= text.size(); ++k) {
+    const auto part = collect(std::string_view(text).substr(0, k));
+    EXPECT_EQ(whole.first.compare(0, part.first.size(), part.first), 0) << k;
+    EXPECT_EQ(whole.second.compare(0, part.second.size(), part.second), 0) << k;
+  }
+}
+
+TEST(Projection, FlushAfterEachParagraphBreak) {
+  const auto r = ocml::test::replay_completion(ocml::test::read_completion("ocml-2.2-answer.txt"),
+                                               ocml::dialect::ocml_2_2, 1);
+  const auto events = ocml::test::merge_ocml(r.ocml);
+  std::vector<std::string> shape;
+  for (const auto& e : events) {
+    shape.push_back(e["event"].get<std::string>() +
+                    (e.contains("delta") ? "=" + e["delta"].get<std::string>() : ""));
+  }
+  const std::vector<std::string> want = {
+      "response.reasoning_text.delta=ANALYSIS-ONLY: the user wants two paragraphs.",
+      "response.reasoning_text.done",
+      "response.delta=Grüße aus Zürich — 日本.\n\n",
+      "response.delta.flush",
+      "response.delta=Second paragraph.\n\n",
+      "response.delta.flush",
+      "response.delta=\nThird.",
+      "response.done",
+      "response.finish"};
+  EXPECT_EQ(shape, want);
+}
+
+TEST(Projection, NoDeltaEndsInsideACharacter) {
+  const std::string text = "<|channel|>final<|message|>é日本😀<|return|>";
+  const auto r = ocml::test::replay_completion(text, ocml::dialect::harmony, 1);
+  std::size_t deltas = 0;
+  for (const auto& line : r.ocml) {
+    const auto j = nlohmann::json::parse(line);  // throws on a broken UTF-8 sequence
+    if (j["event"] == "response.delta") ++deltas;
+  }
+  EXPECT_EQ(deltas, 4u);  // one per character
+}
+
+TEST(Projection, CallIdsAndNamesInOpenAIChunks) {
+  const auto r = ocml::test::replay_completion(ocml::test::read_completion("chatml-call.txt"),
+                                               ocml::dialect::chatml, 5);
+  const auto m = ocml::test::merge_openai(r.openai);
+  ASSERT_EQ(m["tool_calls"].size(), 2u);
+  EXPECT_EQ(m["tool_calls"][0]["name"], "get_weather");
+  EXPECT_EQ(m["tool_calls"][0]["id"], "call_0");
+  EXPECT_EQ(nlohmann::json::parse(m["tool_calls"][0]["arguments"].get<std::string>()),
+            nlohmann::json::parse(R"({"city":"Zürich"})"));
+  EXPECT_EQ(m["tool_calls"][1]["name"], "get_time");
+  EXPECT_EQ(m["tool_calls"][1]["id"], "call_1");
+  EXPECT_EQ(m["finish_reason"], "tool_calls");
+  EXPECT_EQ(m["role"], "assistant");
+}
+
+}  // namespace
