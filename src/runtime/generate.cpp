@@ -75,10 +75,19 @@ class run {
     }
     text_.append(s);
     dec_.push(s);
-    if (openchatml_family(o_.dialect) && !stripped_ && text_.size() >= kStrippedProbe &&
-        text_.find("<|") == std::string::npos) {
+    // Every watched pattern of the 2.x family begins with "<|", so a held-back '<' keeps
+    // "<|" from being split between two feeds.
+    if (!saw_token_ && s.find("<|") != std::string_view::npos) saw_token_ = true;
+    if (openchatml_family(o_.dialect) && !saw_token_ && text_.size() >= kStrippedProbe) {
       stripped_ = true;
     }
+  }
+
+  // Puts back a stop sequence the engine cut (it is not the model's own text).
+  void restore(std::string_view stop) {
+    const bool saw = saw_token_;
+    feed(stop);
+    saw_token_ = saw;
   }
 
   [[nodiscard]] bool should_stop() const {
@@ -100,6 +109,7 @@ class run {
   bool call_open_ = false, final_open_ = false, final_done_ = false;
   bool saw_assistant_ = false, over_limit_ = false, stripped_ = false, cancelled_ = false;
   bool engine_failed_ = false, truncated_ = false, length_ = false;
+  bool saw_token_ = false;  // the model's own text held a control token
 };
 
 bool run::on_text(std::string_view chunk) {
@@ -158,7 +168,7 @@ void run::end_round(const result<model_finish>& r, generation& g) {
   }
   if (cancelled_ || over_limit_ || stripped_ || final_done_) return;
   if (!matched_.empty()) {
-    if (!(o_.dialect == dialect::gabgpt && o_.think && !saw_assistant_)) feed(matched_);
+    if (!(o_.dialect == dialect::gabgpt && o_.think && !saw_assistant_)) restore(matched_);
     return;
   }
   feed(held_);
@@ -183,7 +193,7 @@ void run::end_round(const result<model_finish>& r, generation& g) {
          .message = "the engine did not say which stop sequence ended its text; assumed " + stop});
   }
   matched_ = stop;
-  if (!(o_.dialect == dialect::gabgpt && o_.think && !saw_assistant_)) feed(stop);
+  if (!(o_.dialect == dialect::gabgpt && o_.think && !saw_assistant_)) restore(stop);
 }
 
 generation run::go(model& engine) {
@@ -211,6 +221,7 @@ generation run::go(model& engine) {
   const bool cut_short = cancelled_ || over_limit_ || length_;
   bool decoder_truncated = false;
   for (auto& d : parsed.diagnostics) {
+    if (d.code == error_code::stream_truncated && engine_failed_) continue;  // said already
     if (d.code == error_code::stream_truncated) {
       decoder_truncated = true;
       if (cut_short) d.level = severity::warning;  // expected: the limit or the client cut it
@@ -222,8 +233,7 @@ generation run::go(model& engine) {
                              .offset = text_.size(),
                              .message = "the engine's stream ended without a stop token"});
   }
-  if (stripped_ ||
-      (openchatml_family(o_.dialect) && !text_.empty() && text_.find("<|") == std::string::npos)) {
+  if (stripped_ || (openchatml_family(o_.dialect) && !text_.empty() && !saw_token_)) {
     g.diagnostics.push_back(
         {.code = error_code::engine_tokens_stripped,
          .message = "the completion holds no control token: the engine strips special tokens "

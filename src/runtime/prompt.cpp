@@ -101,7 +101,9 @@ std::size_t drop_finished_reasoning(conversation& conv) {
   }
   std::size_t w = 0;
   for (std::size_t i = 0; i < ms.size(); ++i) {
-    if (!remove[i]) ms[w++] = std::move(ms[i]);
+    if (remove[i]) continue;
+    if (w != i) ms[w] = std::move(ms[i]);  // never a self-move: it would empty the strings
+    ++w;
   }
   ms.resize(w);
   return dropped;

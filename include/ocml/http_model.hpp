@@ -1,0 +1,49 @@
+// ocml/http_model.hpp - a model behind an OpenAI-compatible completions endpoint
+// (llama.cpp server, vLLM, SGLang, TGI): POST /v1/completions with `stream: true`, read as
+// server-sent events.
+//
+//   ocml::http_model engine({.endpoint = "http://127.0.0.1:8080", .model = "gpt-oss-20b"});
+//   auto p = ocml::build_prompt(conv, {.dialect = ocml::dialect::harmony});
+//   auto g = ocml::generate(engine, *p, {.dialect = ocml::dialect::harmony});
+#pragma once
+
+#include <chrono>
+#include <string>
+
+#include "ocml/generate.hpp"
+#include "ocml/model.hpp"
+
+namespace ocml {
+
+/// Where and how to reach the engine.
+struct http_model_options {
+  /// Base URL: "http://host:port", ".../v1" or the full ".../v1/completions".
+  std::string endpoint;
+  std::string model;    ///< The request's `model` (omitted when empty).
+  std::string api_key;  ///< Sent as `Authorization: Bearer ...` when not empty.
+  /// Merged into every request body (temperature, seed, top_p, ...).
+  json extra = json::object();
+  std::chrono::seconds connect_timeout{10};
+  std::chrono::seconds read_timeout{300};  ///< Longest silence between two chunks.
+};
+
+/// The completions client. Each request sends the prompt, the dialect's stop sequences,
+/// `max_tokens`, and asks the engine to keep special tokens in its text
+/// (`skip_special_tokens: false`, `spaces_between_special_tokens: false`): the markup is
+/// made of them. vLLM's `stop_reason` says which stop sequence matched. An engine that
+/// strips them anyway is caught by generate() (E-ENGINE-TOKENS-STRIPPED).
+class http_model final : public model {
+ public:
+  explicit http_model(http_model_options options);
+  /// Errors: E-ENGINE (connection refused, HTTP status other than 200 with the body's
+  /// message, an `error` event, malformed event data).
+  [[nodiscard]] result<model_finish> complete(const model_request& request,
+                                              const chunk_sink& on_text) override;
+
+ private:
+  http_model_options opt_;
+  std::string origin_;  // scheme://host:port
+  std::string path_;    // /v1/completions (or the endpoint's own path)
+};
+
+}  // namespace ocml

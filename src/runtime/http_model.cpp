@@ -1,0 +1,145 @@
+// The OpenAI-compatible completions client: one streaming POST per request, read as SSE.
+#include "ocml/http_model.hpp"
+
+#include <httplib.h>
+
+#include "interchange/json_util.hpp"
+#include "runtime/sse.hpp"
+
+namespace ocml {
+
+namespace {
+
+// Splits "http://host:port/path" into origin and the completions path.
+void split_endpoint(const std::string& url, std::string& origin, std::string& path) {
+  const std::size_t scheme = url.find("://");
+  const std::size_t host = scheme == std::string::npos ? 0 : scheme + 3;
+  const std::size_t slash = url.find('/', host);
+  origin = url.substr(0, slash);
+  path = slash == std::string::npos ? "" : url.substr(slash);
+  while (!path.empty() && path.back() == '/') path.pop_back();
+  const auto ends_with = [&path](std::string_view s) {
+    return path.size() >= s.size() && path.compare(path.size() - s.size(), s.size(), s) == 0;
+  };
+  if (ends_with("/completions")) return;
+  path += ends_with("/v1") ? "/completions" : "/v1/completions";
+}
+
+std::string excerpt(std::string_view s) {
+  constexpr std::size_t kMax = 300;
+  std::string out(s.substr(0, kMax));
+  if (s.size() > kMax) out += "...";
+  return out;
+}
+
+// The `message` of an OpenAI-style error body, else the body itself.
+std::string error_text(std::string_view body) {
+  const auto j = detail::try_parse_json(body);
+  if (j && j->is_object() && j->contains("error")) {
+    const auto& e = (*j)["error"];
+    if (e.is_object() && e.contains("message") && e["message"].is_string()) {
+      return e["message"].get<std::string>();
+    }
+    if (e.is_string()) return e.get<std::string>();
+  }
+  return excerpt(body);
+}
+
+}  // namespace
+
+http_model::http_model(http_model_options options) : opt_(std::move(options)) {
+  split_endpoint(opt_.endpoint, origin_, path_);
+}
+
+result<model_finish> http_model::complete(const model_request& request, const chunk_sink& on_text) {
+  json body = json::object();
+  if (!opt_.model.empty()) body["model"] = opt_.model;
+  body["prompt"] = request.prompt;
+  body["stream"] = true;
+  if (!request.stop.empty()) body["stop"] = request.stop;
+  if (request.max_tokens != 0) body["max_tokens"] = request.max_tokens;
+  body["skip_special_tokens"] = false;
+  body["spaces_between_special_tokens"] = false;
+  for (const auto& [k, v] : opt_.extra.items()) body[k] = v;
+
+  httplib::Client client(origin_);
+  if (!client.is_valid())
+    return make_error(error_code::engine, "invalid endpoint " + opt_.endpoint);
+  client.set_connection_timeout(opt_.connect_timeout);
+  client.set_read_timeout(opt_.read_timeout);
+
+  model_finish finish;
+  finish.reason = engine_stop::eof;  // until the engine gives a finish reason
+  bool finished = false, done = false, cancelled = false;
+  int status = 0;
+  std::string error_body, failure;
+  detail::sse_parser sse([&](std::string_view data) {
+    if (data == "[DONE]") {
+      done = true;
+      return false;
+    }
+    const auto parsed = detail::try_parse_json(data);
+    if (!parsed || !parsed->is_object()) {
+      failure = "malformed event data: " + excerpt(data);
+      return false;
+    }
+    const json& j = *parsed;
+    if (j.contains("error")) {
+      failure = error_text(data);
+      return false;
+    }
+    const auto choices = j.find("choices");
+    if (choices == j.end() || !choices->is_array() || choices->empty()) return true;
+    const auto& c = (*choices)[0];
+    if (const auto t = c.find("text"); t != c.end() && t->is_string()) {
+      const auto& s = t->get_ref<const std::string&>();
+      if (!s.empty() && !on_text(s)) {
+        cancelled = true;
+        return false;
+      }
+    }
+    if (const auto f = c.find("finish_reason"); f != c.end() && f->is_string()) {
+      finished = true;
+      finish.reason = *f == "length" ? engine_stop::length : engine_stop::stop;
+      if (const auto s = c.find("stop_reason"); s != c.end() && s->is_string()) {
+        finish.stop_sequence = s->get<std::string>();
+      }
+    }
+    return true;
+  });
+
+  httplib::Request req;
+  req.method = "POST";
+  req.path = path_;
+  req.headers = {{"Accept", "text/event-stream"}};
+  if (!opt_.api_key.empty()) req.headers.emplace("Authorization", "Bearer " + opt_.api_key);
+  req.body = body.dump();
+  req.headers.emplace("Content-Type", "application/json");
+  req.response_handler = [&status](const httplib::Response& r) {
+    status = r.status;
+    return true;
+  };
+  req.content_receiver = [&](const char* data, std::size_t n, std::uint64_t, std::uint64_t) {
+    if (status != 200) {
+      if (error_body.size() < 4096) error_body.append(data, n);
+      return true;
+    }
+    return sse.feed(std::string_view(data, n));
+  };
+  httplib::Response res;
+  httplib::Error err = httplib::Error::Success;
+  const bool sent = client.send(req, res, err);
+  if (status != 0 && status != 200) {
+    return make_error(error_code::engine, "HTTP " + std::to_string(status) + " from " + origin_ +
+                                              path_ + ": " + error_text(error_body));
+  }
+  if (!failure.empty()) return make_error(error_code::engine, failure);
+  if (!sent && !cancelled && !done && err != httplib::Error::Canceled) {
+    return make_error(error_code::engine,
+                      "cannot complete the request to " + origin_ + path_ + ": " + to_string(err));
+  }
+  if (!finished) finish.reason = engine_stop::eof;
+  return finish;
+}
+
+}  // namespace ocml

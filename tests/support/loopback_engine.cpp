@@ -1,0 +1,152 @@
+#include "loopback_engine.hpp"
+
+#include <httplib.h>
+
+#include <chrono>
+#include <mutex>
+#include <thread>
+
+namespace ocml::test {
+
+namespace {
+
+std::string strip_special_tokens(const std::string& s) {
+  std::string out;
+  std::size_t i = 0;
+  while (i < s.size()) {
+    const std::size_t open = s.find("<|", i);
+    const std::size_t close = open == std::string::npos ? open : s.find("|>", open + 2);
+    if (close == std::string::npos) {
+      out.append(s, i, std::string::npos);
+      break;
+    }
+    out.append(s, i, open - i);
+    i = close + 2;
+  }
+  return out;
+}
+
+std::string event(const nlohmann::json& j) {
+  return "data: " + j.dump() + "\n\n";
+}
+
+nlohmann::json chunk_json(const std::string& text, const nlohmann::json& finish,
+                          const nlohmann::json& stop_reason) {
+  return {
+      {"id", "cmpl-loopback"},
+      {"object", "text_completion"},
+      {"model", "loopback"},
+      {"choices",
+       {{{"index", 0}, {"text", text}, {"finish_reason", finish}, {"stop_reason", stop_reason}}}}};
+}
+
+}  // namespace
+
+struct loopback_engine::impl {
+  httplib::Server server;
+  std::thread thread;
+  int port = 0;
+  mutable std::mutex mu;
+  std::vector<nlohmann::json> requests;
+  std::vector<engine_reply> replies;
+  std::size_t max_requests = 0;
+
+  void handle(const httplib::Request& req, httplib::Response& res) {
+    std::size_t n = 0;
+    nlohmann::json body = nlohmann::json::parse(req.body, nullptr, false);
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      requests.push_back(body);
+      n = requests.size();
+    }
+    if (n > max_requests || n > replies.size() || body.is_discarded()) {
+      res.status = n > max_requests ? 429 : 500;
+      res.set_content(R"({"error":{"message":"loopback: no scripted reply for request )" +
+                          std::to_string(n) + "\"}}",
+                      "application/json");
+      return;
+    }
+    const engine_reply& r = replies[n - 1];
+    if (r.status != 200) {
+      res.status = r.status;
+      res.set_content(R"({"error":{"message":"scripted failure","type":"test"}})",
+                      "application/json");
+      return;
+    }
+    std::string text = r.strip_special ? strip_special_tokens(r.text) : r.text;
+    nlohmann::json finish = "stop", stop_reason = nullptr;
+    std::size_t cut = std::string::npos;
+    for (const auto& s : body.value("stop", nlohmann::json::array())) {
+      const std::size_t at = text.find(s.get<std::string>());
+      if (at < cut) {
+        cut = at;
+        stop_reason = s;
+      }
+    }
+    if (cut != std::string::npos) text.resize(cut);
+    const std::size_t max_tokens = body.value("max_tokens", std::size_t{0});
+    if (max_tokens != 0 && text.size() > max_tokens) {
+      text.resize(max_tokens);
+      finish = "length";
+      stop_reason = nullptr;
+    }
+    if (r.no_finish) finish = nullptr;
+    if (!r.report_stop) stop_reason = nullptr;
+    res.set_chunked_content_provider(
+        "text/event-stream", [text, r, finish, stop_reason](std::size_t, httplib::DataSink& sink) {
+          for (std::size_t i = 0; i < text.size(); i += r.chunk) {
+            if (r.delay_ms != 0) std::this_thread::sleep_for(std::chrono::milliseconds(r.delay_ms));
+            const std::string e = event(chunk_json(text.substr(i, r.chunk), nullptr, nullptr));
+            if (!sink.write(e.data(), e.size())) return false;
+          }
+          const std::string last = event(chunk_json("", finish, stop_reason)) + "data: [DONE]\n\n";
+          sink.write(last.data(), last.size());
+          sink.done();
+          return true;
+        });
+  }
+};
+
+loopback_engine::loopback_engine(std::vector<engine_reply> replies, std::size_t max_requests)
+    : impl_(std::make_unique<impl>()) {
+  impl_->replies = std::move(replies);
+  impl_->max_requests = max_requests;
+  impl_->server.set_read_timeout(5, 0);
+  impl_->server.set_write_timeout(5, 0);
+  impl_->server.Post(
+      "/v1/completions",
+      [this](const httplib::Request& req, httplib::Response& res) { impl_->handle(req, res); });
+  impl_->port = impl_->server.bind_to_any_port("127.0.0.1");
+  impl_->thread = std::thread([this] { impl_->server.listen_after_bind(); });
+  // stop() before the server runs would be lost (and wait() would block): wait for it.
+  for (int i = 0; i < 5000 && !impl_->server.is_running(); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+}
+
+loopback_engine::~loopback_engine() {
+  stop();
+  wait();
+}
+
+int loopback_engine::port() const {
+  return impl_->port;
+}
+std::string loopback_engine::url() const {
+  return "http://127.0.0.1:" + std::to_string(port());
+}
+
+std::vector<nlohmann::json> loopback_engine::requests() const {
+  std::lock_guard<std::mutex> lock(impl_->mu);
+  return impl_->requests;
+}
+
+void loopback_engine::wait() {
+  if (impl_->thread.joinable()) impl_->thread.join();
+}
+
+void loopback_engine::stop() {
+  impl_->server.stop();
+}
+
+}  // namespace ocml::test

@@ -1,0 +1,47 @@
+// A local OpenAI-compatible completions server for tests: POST /v1/completions with
+// `stream: true` answered by scripted replies as server-sent events, the way vLLM does
+// (stop sequences cut and reported in `stop_reason`, max_tokens counted in bytes).
+// Bounded: requests past `max_requests` get HTTP 429; socket timeouts of 5 seconds.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace ocml::test {
+
+/// One scripted reply.
+struct engine_reply {
+  std::string text;            ///< What the model writes (may run past a stop sequence).
+  std::size_t chunk = 8;       ///< Bytes per SSE event.
+  bool strip_special = false;  ///< Remove every `<|...|>` token (skip_special_tokens=true).
+  bool no_finish = false;      ///< End with [DONE] but no finish_reason (engine died).
+  bool report_stop = true;     ///< Say which stop sequence matched (`stop_reason`).
+  int status = 200;            ///< Anything else: an OpenAI-style error body.
+  int delay_ms = 0;            ///< Pause before each chunk.
+};
+
+class loopback_engine {
+ public:
+  explicit loopback_engine(std::vector<engine_reply> replies, std::size_t max_requests = 32);
+  ~loopback_engine();
+  loopback_engine(const loopback_engine&) = delete;
+  loopback_engine& operator=(const loopback_engine&) = delete;
+
+  [[nodiscard]] int port() const;
+  [[nodiscard]] std::string url() const;  ///< "http://127.0.0.1:PORT"
+  /// The JSON bodies received so far.
+  [[nodiscard]] std::vector<nlohmann::json> requests() const;
+  /// Blocks until the server stops (stop()).
+  void wait();
+  void stop();
+
+ private:
+  struct impl;
+  std::unique_ptr<impl> impl_;
+};
+
+}  // namespace ocml::test
