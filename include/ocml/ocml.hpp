@@ -41,4 +41,5 @@
 #include "ocml/model.hpp"
 #include "ocml/prompt.hpp"
 #include "ocml/render.hpp"
+#include "ocml/tools.hpp"
 #include "ocml/version.hpp"
