@@ -2,6 +2,7 @@
 
 #include <httplib.h>
 
+#include <algorithm>
 #include <chrono>
 #include <mutex>
 #include <thread>
@@ -94,9 +95,14 @@ struct loopback_engine::impl {
     if (!r.report_stop) stop_reason = nullptr;
     res.set_chunked_content_provider(
         "text/event-stream", [text, r, finish, stop_reason](std::size_t, httplib::DataSink& sink) {
-          for (std::size_t i = 0; i < text.size(); i += r.chunk) {
+          for (std::size_t i = 0, end = 0; i < text.size(); i = end) {
+            // Like a real engine, never split a UTF-8 character between two events.
+            end = std::min(text.size(), i + std::max<std::size_t>(r.chunk, 1));
+            while (end < text.size() && (static_cast<unsigned char>(text[end]) & 0xC0) == 0x80) {
+              ++end;
+            }
             if (r.delay_ms != 0) std::this_thread::sleep_for(std::chrono::milliseconds(r.delay_ms));
-            const std::string e = event(chunk_json(text.substr(i, r.chunk), nullptr, nullptr));
+            const std::string e = event(chunk_json(text.substr(i, end - i), nullptr, nullptr));
             if (!sink.write(e.data(), e.size())) return false;
           }
           const std::string last = event(chunk_json("", finish, stop_reason)) + "data: [DONE]\n\n";

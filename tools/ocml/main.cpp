@@ -3,6 +3,7 @@
 
 #include <iostream>
 
+#include "chat.hpp"
 #include "commands.hpp"
 #include "ocml/version.hpp"
 
@@ -133,6 +134,22 @@ int main(int argc, char** argv) {
   conv->add_option("file", ca.file, "input file, - for stdin");
   add_batch_flags(conv, ca.batch);
 
+  ocml::cli::chat_args ch;
+  auto* chat = app.add_subcommand("chat", "agent loop against an OpenAI-compatible engine");
+  add_dialect(chat, ch.dialect);
+  chat->add_option("--endpoint", ch.endpoint, "engine URL, e.g. http://127.0.0.1:8080")->required();
+  chat->add_option("--model", ch.model, "the `model` of each request");
+  chat->add_option("--api-key", ch.api_key, "bearer token")->envname("OCML_API_KEY");
+  chat->add_option("--tool", ch.tools, "NAME=COMMAND: a tool run as a shell command");
+  chat->add_option("--tools", ch.tools_file, "OpenAI tools JSON (schemas, descriptions)");
+  chat->add_option("--system", ch.system, "a system message");
+  chat->add_flag("--show-reasoning", ch.show_reasoning, "print reasoning as well");
+  chat->add_flag("--think", ch.think, "GabGPT think mode");
+  chat->add_option("--max-tokens", ch.max_tokens, "token limit per generation");
+  chat->add_option("--budget", ch.budget, "prompt budget in bytes (oldest turns dropped)");
+  chat->add_option("--max-rounds", ch.max_rounds, "tool rounds per user turn")
+      ->check(CLI::Range(1u, 100u));
+
   auto* list = app.add_subcommand("dialects", "list the dialects");
 
   try {
@@ -153,6 +170,7 @@ int main(int argc, char** argv) {
     if (*prep) return ocml::cli::run_prepare(pr);
     if (*conv) return ocml::cli::run_convert(ca);
     if (*list) return ocml::cli::run_dialects();
+    if (*chat) return ocml::cli::run_chat(ch);
   } catch (const std::exception& e) {
     std::cerr << "E-IO 0:0 internal error: " << e.what() << '\n';
     return 1;

@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# End-to-end `ocml chat`: a two-tool conversation against the loopback engine.
+# run.sh ENGINE OCML DIALECT  (the script of replies is tests/chat/DIALECT.json)
+set -euo pipefail
+engine=$1 ocml=$2 dialect=$3
+dir=$(cd "$(dirname "$0")" && pwd)
+work=$(mktemp -d)
+pid=""
+trap '[[ -n $pid ]] && kill "$pid" 2>/dev/null; rm -rf "$work"' EXIT
+"$engine" "$dir/$dialect.json" "$work/port" >"$work/requests.jsonl" &
+pid=$!
+for _ in $(seq 200); do [[ -s $work/port ]] && break; sleep 0.05; done
+port=$(cat "$work/port")
+echo "What is the weather in Paris, and the time there?" |
+  timeout 60 "$ocml" chat -d "$dialect" --endpoint "http://127.0.0.1:$port" \
+    --tools "$dir/tools.json" --tool "get_weather=python3 $dir/weather.py" \
+    --tool "get_time=python3 $dir/time.py" >"$work/out" 2>"$work/err" || {
+  echo "ocml chat failed"; cat "$work/err"; exit 1; }
+wait "$pid"
+pid=""
+fail() { echo "FAIL: $*"; echo "--- stdout"; cat "$work/out"; echo "--- stderr"; cat "$work/err"; exit 1; }
+grep -qF "It is 18 °C in Paris and 14:05 there." "$work/out" || fail "final answer not printed"
+! grep -q "HIDDEN-ANALYSIS" "$work/out" || fail "reasoning printed without --show-reasoning"
+grep -q '^\[tool\] functions.get_weather (.*): ok$' "$work/err" || fail "get_weather did not run"
+grep -q '^\[tool\] functions.get_time (.*): ok$' "$work/err" || fail "get_time did not run"
+python3 - "$work/requests.jsonl" "$dir/$dialect.json" <<'PY' || fail "requests"
+import json, sys
+reqs = [json.loads(l) for l in open(sys.argv[1])]
+want = len(json.load(open(sys.argv[2]))["replies"])
+assert len(reqs) == want, (len(reqs), want)
+last = reqs[-1]["prompt"]
+assert '\\"temp_c\\":18' in last or '"temp_c":18' in last, last
+assert '14:05' in last, last
+assert "HIDDEN-ANALYSIS need" in reqs[1]["prompt"] or "harmony" not in sys.argv[2], "analysis of an unresolved call was dropped"
+for r in reqs:
+    assert r["stream"] is True and r["skip_special_tokens"] is False
+print("requests ok:", len(reqs))
+PY
+echo "ocml chat ($dialect): ok"

@@ -1,0 +1,47 @@
+// ocml_fake_engine SCRIPT PORTFILE: serves the scripted replies of SCRIPT (JSON:
+// {"replies":[{"text":..., "chunk":8}], "lifetime_s": 60}) on a free loopback port written
+// to PORTFILE; exits once every reply was requested (or after lifetime_s), printing each
+// request body as one JSON line.
+#include <chrono>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <thread>
+
+#include "loopback_engine.hpp"
+
+int main(int argc, char** argv) {
+  if (argc != 3) {
+    std::cerr << "usage: ocml_fake_engine SCRIPT PORTFILE\n";
+    return 2;
+  }
+  std::ifstream f(argv[1]);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  const auto script = nlohmann::json::parse(ss.str(), nullptr, false);
+  if (script.is_discarded()) {
+    std::cerr << "ocml_fake_engine: " << argv[1] << " is not JSON\n";
+    return 2;
+  }
+  std::vector<ocml::test::engine_reply> replies;
+  for (const auto& r : script.at("replies")) {
+    replies.push_back(
+        {.text = r.at("text").get<std::string>(), .chunk = r.value("chunk", std::size_t{8})});
+  }
+  const std::size_t expected = replies.size();
+  ocml::test::loopback_engine engine(std::move(replies), expected);
+  {
+    std::ofstream port(std::string(argv[2]) + ".tmp");
+    port << engine.port() << '\n';
+  }
+  std::rename((std::string(argv[2]) + ".tmp").c_str(), argv[2]);
+  const auto until =
+      std::chrono::steady_clock::now() + std::chrono::seconds(script.value("lifetime_s", 60));
+  while (engine.requests().size() < expected && std::chrono::steady_clock::now() < until) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));  // let the last reply finish
+  engine.stop();
+  for (const auto& r : engine.requests()) std::cout << r.dump() << '\n';
+  return engine.requests().size() == expected ? 0 : 1;
+}

@@ -1,0 +1,239 @@
+// `ocml chat`: an agent loop in the terminal over an OpenAI-compatible completions engine.
+#include "chat.hpp"
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include "interchange/json_util.hpp"
+#include "ocml/http_model.hpp"
+#include "ocml/tools.hpp"
+
+namespace ocml::cli {
+
+namespace {
+
+cancellation g_cancel;             // set by Ctrl-C while a turn runs
+volatile sig_atomic_t g_busy = 0;  // a turn is running
+volatile sig_atomic_t g_interrupts = 0;
+
+extern "C" void on_sigint(int /*signal*/) {
+  ++g_interrupts;
+  if (g_busy == 0 || g_interrupts > 1) _exit(130);  // idle, or a second Ctrl-C
+  g_cancel.cancel();
+}
+
+void install_sigint() {
+  struct sigaction sa {};
+  sa.sa_handler = on_sigint;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, nullptr);
+}
+
+// The function tools of an OpenAI `tools` file (an array, or an object with "tools").
+bool read_tools_file(const std::string& path, std::vector<tool>& out) {
+  std::ifstream f(path);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  auto j = detail::try_parse_json(ss.str());
+  if (!f || !j) {
+    std::cerr << "E-IO 0:0 cannot read a JSON tools list from " << path << '\n';
+    return false;
+  }
+  const json list = j->is_object() ? j->value("tools", json::array()) : *j;
+  for (const auto& t : list) {
+    const json& fn = t.contains("function") ? t["function"] : t;
+    if (!fn.is_object() || !fn.contains("name") || !fn["name"].is_string()) {
+      std::cerr << "E-JSON-INPUT 0:0 a tool in " << path << " has no name\n";
+      return false;
+    }
+    out.push_back({.name = fn["name"].get<std::string>(),
+                   .description = fn.value("description", std::string()),
+                   .parameters = fn.value("parameters", json()),
+                   .source = t});
+  }
+  return true;
+}
+
+// Registers one --tool NAME=COMMAND, with the schema of the tools file when it has one.
+bool add_command_tool(tool_router& router, const std::string& spec,
+                      const std::vector<tool>& declared) {
+  const std::size_t eq = spec.find('=');
+  if (eq == std::string::npos || eq == 0) {
+    std::cerr << "ocml chat: --tool wants NAME=COMMAND, got '" << spec << "'\n";
+    return false;
+  }
+  tool_spec t{.name = spec.substr(0, eq), .handler = command_tool(spec.substr(eq + 1))};
+  for (const auto& d : declared) {
+    if (d.name == t.name) {
+      t.description = d.description;
+      t.parameters = d.parameters;
+    }
+  }
+  auto added = router.add(std::move(t));
+  if (!added) std::cerr << added.error().to_string() << '\n';
+  return added.ok();
+}
+
+// Prints what a user may see as it streams: the answer, and reasoning when asked.
+class printer {
+ public:
+  explicit printer(bool show_reasoning) : show_reasoning_(show_reasoning) {}
+  void operator()(const delta& d) {
+    if (d.kind == delta_kind::text) {
+      end_reasoning();
+      std::cout.write(d.text.data(), static_cast<std::streamsize>(d.text.size()));
+      std::cout.flush();
+      wrote_ = true;
+    } else if (d.kind == delta_kind::reasoning && show_reasoning_) {
+      if (!in_reasoning_) std::cout << "[reasoning] ";
+      in_reasoning_ = true;
+      std::cout.write(d.text.data(), static_cast<std::streamsize>(d.text.size()));
+      std::cout.flush();
+    } else if (d.kind == delta_kind::message_end) {
+      end_reasoning();
+    }
+  }
+  void end_turn() {
+    end_reasoning();
+    if (wrote_) std::cout << '\n';
+    std::cout.flush();
+    wrote_ = false;
+  }
+
+ private:
+  void end_reasoning() {
+    if (in_reasoning_) std::cout << '\n';
+    in_reasoning_ = false;
+  }
+  bool show_reasoning_;
+  bool in_reasoning_ = false, wrote_ = false;
+};
+
+std::string next_call_id() {
+  static std::size_t n = 0;
+  return "call_" + std::to_string(n++);
+}
+
+bool has_call_ids(dialect d) {
+  return d == dialect::ocml_2_2 || d == dialect::ocml_2_0 || d == dialect::harmony;
+}
+
+// One user turn: generate, run tools, feed results back until a final answer.
+bool run_turn(const chat_args& a, conversation& conv, model& engine, tool_router& router) {
+  printer print(a.show_reasoning);
+  for (unsigned round = 0; round < a.max_rounds; ++round) {
+    auto p = build_prompt(conv, {.dialect = a.dialect, .think = a.think, .budget = a.budget});
+    if (!p) {
+      std::cerr << p.error().to_string() << '\n';
+      return false;
+    }
+    generation g = generate(engine, *p,
+                            {.dialect = a.dialect,
+                             .think = a.think,
+                             .max_tokens = a.max_tokens,
+                             .lenient = true,
+                             .cancel = &g_cancel},
+                            [&print](const delta& d) { print(d); });
+    for (const auto& d : g.diagnostics) std::cerr << d.to_string() << '\n';
+    if (g.finish == finish_reason::cancelled) {
+      print.end_turn();
+      std::cerr << "[cancelled]\n";
+      return true;  // the partial answer is dropped; the conversation goes on
+    }
+    if (g.finish == finish_reason::error) {
+      print.end_turn();
+      std::cerr << "ocml chat: the generation failed\n";
+      return false;
+    }
+    // Calls the model wrote without an id get one that is unique in the session, in the
+    // message itself too, so that each reply can echo it.
+    for (auto& m : g.messages) {
+      if (m.role != role::assistant) continue;
+      if (!m.recipient.empty() && m.call_id.empty()) m.call_id = next_call_id();
+      for (auto& c : m.tool_calls) {
+        if (c.id.empty()) c.id = next_call_id();
+      }
+    }
+    auto calls = tool_router::calls_in(g.messages);
+    for (auto& m : g.messages) conv.messages.push_back(std::move(m));
+    if (calls.empty()) {
+      print.end_turn();
+      return true;
+    }
+    for (const auto& c : calls) {
+      std::cerr << "[tool] running " << c.recipient << " (" << c.call_id << ")\n";
+    }
+    auto replies = router.run(
+        calls,
+        [](const tool_reply& r) {
+          std::cerr << "[tool] " << r.recipient << " (" << r.call_id
+                    << "): " << (r.ok ? std::string("ok") : r.error->to_string()) << '\n';
+        },
+        &g_cancel);
+    if (g_cancel.cancelled()) {
+      print.end_turn();
+      std::cerr << "[cancelled]\n";
+      return true;
+    }
+    if (!has_call_ids(a.dialect)) {  // replies are matched by position: restore call order
+      std::stable_sort(replies.begin(), replies.end(), [&calls](const auto& x, const auto& y) {
+        const auto pos = [&calls](const std::string& id) {
+          return std::find_if(calls.begin(), calls.end(),
+                              [&id](const auto& c) { return c.call_id == id; }) -
+                 calls.begin();
+        };
+        return pos(x.call_id) < pos(y.call_id);
+      });
+    }
+    for (const auto& r : replies) conv.messages.push_back(r.to_message());
+  }
+  print.end_turn();
+  std::cerr << "ocml chat: no final answer after " << a.max_rounds << " rounds\n";
+  return false;
+}
+
+}  // namespace
+
+int run_chat(const chat_args& a) {
+  std::vector<tool> declared;
+  if (!a.tools_file.empty() && !read_tools_file(a.tools_file, declared)) return 2;
+  tool_router router({.max_concurrency = 4});
+  for (const auto& spec : a.tools) {
+    if (!add_command_tool(router, spec, declared)) return 2;
+  }
+  conversation conv;
+  if (!a.system.empty()) conv.messages.push_back({.role = role::system, .content = a.system});
+  const std::vector<tool> runnable = router.tools();
+  for (const auto& d : declared) {
+    conv.tools.push_back(d);
+    if (std::none_of(runnable.begin(), runnable.end(),
+                     [&d](const tool& t) { return t.name == d.name; })) {
+      std::cerr << "ocml chat: warning: tool '" << d.name << "' has no --tool command\n";
+    }
+  }
+  if (declared.empty()) conv.tools = runnable;
+  http_model engine({.endpoint = a.endpoint, .model = a.model, .api_key = a.api_key});
+  install_sigint();
+  const bool interactive = isatty(STDIN_FILENO) != 0;
+  bool ok = true;
+  std::string line;
+  for (;;) {
+    if (interactive) std::cerr << "> " << std::flush;
+    if (!std::getline(std::cin, line)) break;
+    if (line.empty()) continue;
+    conv.messages.push_back({.role = role::user, .content = line});
+    g_cancel.reset();
+    g_interrupts = 0;
+    g_busy = 1;
+    ok = run_turn(a, conv, engine, router) && ok;
+    g_busy = 0;
+  }
+  return ok ? 0 : 1;
+}
+
+}  // namespace ocml::cli

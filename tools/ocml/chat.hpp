@@ -1,0 +1,30 @@
+// `ocml chat`: user turns from standard input, the model over HTTP, tools as commands.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "ocml/dialect.hpp"
+
+namespace ocml::cli {
+
+struct chat_args {
+  ocml::dialect dialect = dialect::ocml_2_2;
+  std::string endpoint;
+  std::string model;
+  std::string api_key;
+  std::vector<std::string> tools;  ///< NAME=COMMAND
+  std::string tools_file;          ///< OpenAI tools JSON (schemas, descriptions)
+  std::string system;
+  bool show_reasoning = false;
+  bool think = false;  ///< GabGPT think mode
+  std::size_t max_tokens = 0;
+  std::size_t budget = 0;  ///< prompt budget in bytes (0: none)
+  unsigned max_rounds = 8;
+};
+
+/// Runs the agent loop; 0 when every turn ended in an answer, 1 otherwise, 2 usage error.
+int run_chat(const chat_args& a);
+
+}  // namespace ocml::cli
