@@ -12,9 +12,9 @@ namespace {
 
 // A harmony completion: analysis then a final answer of `tokens` tokens, as token strings.
 std::vector<std::string> completion_tokens(std::size_t tokens) {
-  std::vector<std::string> out = {"<|channel|>", "analysis", "<|message|>", "Think", "<|end|>",
-                                  "<|start|>",   "assistant", "<|channel|>", "final",
-                                  "<|message|>"};
+  std::vector<std::string> out = {"<|channel|>", "analysis",   "<|message|>", "Think",
+                                  "<|end|>",     "<|start|>",  "assistant",   "<|channel|>",
+                                  "final",       "<|message|>"};
   const char* words[] = {" the", " cat", " sat", " é", " 日本", "\n\n", " on", " a"};
   for (std::size_t i = 0; i < tokens; ++i) out.emplace_back(words[i % 8]);
   out.emplace_back("<|return|>");

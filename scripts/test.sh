@@ -3,9 +3,8 @@
 #   1. the Release suite (unit, property, conformance, golden, consumer, fuzz-corpus replays),
 #   2. clang-tidy, 3. the corpus replay under valgrind,
 #   4. the whole suite again under AddressSanitizer + UndefinedBehaviorSanitizer,
-#   5. the libFuzzer targets under ASan + UBSan for a fixed number of executions from a fixed
-#      seed (reproducible). The json, convert and yaml targets still have open findings
-#      (docs/ROBUSTNESS.md); CI replays their corpora (step 1) but does not run them here.
+#   5. all 12 libFuzzer targets under ASan + UBSan for a fixed number of executions from a
+#      fixed seed (reproducible).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 jobs=$(nproc)
