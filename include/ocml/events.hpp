@@ -102,6 +102,7 @@ class projection {
   [[nodiscard]] delta make(delta_kind k, std::size_t offset) const;
   void text(delta_kind k, std::string_view t, std::size_t offset);
   void whole_chars(delta d);
+  void deliver(const delta& d);
   void with_flushes(const delta& d);
   void flush_carry();
   void begin_call(std::string_view id, std::string_view name, std::size_t offset);
@@ -141,7 +142,9 @@ class openai_chunk_writer {
   void finish(finish_reason reason);
 
  private:
-  void chunk(std::string_view delta_json);
+  void open();
+  void close();
+  void role();
   writer_options opt_;
   sink out_;
   std::string head_;  // `{"id":...,"choices":[{"index":0,"delta":` (escaped once)
@@ -167,12 +170,12 @@ class ocml_event_writer {
   void finish(finish_reason reason);
 
  private:
-  void event(std::string_view name, std::size_t message_index, std::string_view rest);
+  void begin(std::string_view name, std::size_t message_index);
+  void end();
   sink out_;
   std::string buf_;
   std::size_t message_ = 0;
   unsigned seen_ = 0;  // bit (1 << delta_kind) for each kind of text the open message had
-  bool open_ = false;
 };
 
 }  // namespace ocml

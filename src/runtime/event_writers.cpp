@@ -1,4 +1,5 @@
 // Deltas -> JSON texts: OpenAI chat-completion chunks and OpenChatML streaming events.
+#include <charconv>
 #include <string>
 
 #include "interchange/simd_json.hpp"
@@ -19,11 +20,16 @@ void key_str(std::string& out, std::string_view key, std::string_view value) {
   str(out, value);
 }
 
+void num(std::string& out, std::size_t value) {
+  char digits[24];
+  out.append(digits, std::to_chars(digits, digits + sizeof digits, value).ptr);
+}
+
 void key_num(std::string& out, std::string_view key, std::size_t value) {
   out += ",\"";
   out += key;
   out += "\":";
-  out += std::to_string(value);
+  num(out, value);
 }
 
 // `"code":...,"severity":...,"message":...,"offset":...,"line":...,"column":...`
@@ -50,39 +56,53 @@ openai_chunk_writer::openai_chunk_writer(writer_options options, sink out)
   head_ += ",\"choices\":[{\"index\":0,\"delta\":";
 }
 
-void openai_chunk_writer::chunk(std::string_view delta_json) {
-  buf_ = head_;
-  buf_ += delta_json;
+// Each chunk is written straight into the reused buffer: no string per token.
+void openai_chunk_writer::open() {
+  buf_.assign(head_);
+}
+
+void openai_chunk_writer::close() {
   buf_ += ",\"finish_reason\":null}]}";
   out_(buf_);
 }
 
+void openai_chunk_writer::role() {
+  role_sent_ = true;
+  open();
+  buf_ += R"({"role":"assistant","content":""})";
+  close();
+}
+
 void openai_chunk_writer::operator()(const delta& d) {
-  if (!role_sent_ && d.kind != delta_kind::diagnostic) {
-    role_sent_ = true;
-    chunk(R"({"role":"assistant","content":""})");
-  }
-  std::string body;
+  if (!role_sent_ && d.kind != delta_kind::diagnostic) role();
   switch (d.kind) {
     case delta_kind::text:
     case delta_kind::reasoning:
-      body = d.kind == delta_kind::text ? "{\"content\":" : "{\"reasoning_content\":";
-      str(body, d.text);
-      body += '}';
-      break;
+      open();
+      buf_ += d.kind == delta_kind::text ? "{\"content\":" : "{\"reasoning_content\":";
+      str(buf_, d.text);
+      buf_ += '}';
+      close();
+      return;
     case delta_kind::call_begin:
-      body = "{\"tool_calls\":[{\"index\":" + std::to_string(d.call_index);
-      key_str(body, "id", d.call_id);
-      body += ",\"type\":\"function\",\"function\":{\"name\":";
-      str(body, d.name);
-      body += ",\"arguments\":\"\"}}]}";
-      break;
+      open();
+      buf_ += "{\"tool_calls\":[{\"index\":";
+      num(buf_, d.call_index);
+      key_str(buf_, "id", d.call_id);
+      buf_ += ",\"type\":\"function\",\"function\":{\"name\":";
+      str(buf_, d.name);
+      buf_ += ",\"arguments\":\"\"}}]}";
+      close();
+      return;
     case delta_kind::call_arguments:
-      body = "{\"tool_calls\":[{\"index\":" + std::to_string(d.call_index) +
-             ",\"function\":{\"arguments\":";
-      str(body, d.text);
-      body += "}}]}";
-      break;
+      open();
+      buf_ += "{\"tool_calls\":[{\"index\":";
+      num(buf_, d.call_index);
+      buf_ += ",\"function\":{\"arguments\":";
+      str(buf_, d.text);
+      buf_ += "}}]}";
+      close();
+      return;
     case delta_kind::diagnostic:
       buf_ = "{\"error\":{";
       diagnostic_fields(buf_, *d.diag);
@@ -92,15 +112,11 @@ void openai_chunk_writer::operator()(const delta& d) {
     default:
       return;  // commentary, flush, begin/end markers: not part of an OpenAI stream
   }
-  chunk(body);
 }
 
 void openai_chunk_writer::finish(finish_reason reason) {
-  if (!role_sent_) {
-    role_sent_ = true;
-    chunk(R"({"role":"assistant","content":""})");
-  }
-  buf_ = head_;
+  if (!role_sent_) role();
+  open();
   buf_ += "{},\"finish_reason\":";
   str(buf_, finish_reason_name(reason));
   buf_ += "}]}";
@@ -111,104 +127,101 @@ void openai_chunk_writer::finish(finish_reason reason) {
 
 ocml_event_writer::ocml_event_writer(sink out) : out_(std::move(out)) {}
 
-void ocml_event_writer::event(std::string_view name, std::size_t message_index,
-                              std::string_view rest) {
-  buf_ = "{\"event\":\"";
+// `{"event":"NAME","message_id":"msg_N"` into the reused buffer; end() closes and writes it.
+void ocml_event_writer::begin(std::string_view name, std::size_t message_index) {
+  buf_.assign("{\"event\":\"");
   buf_ += name;
   buf_ += "\",\"message_id\":\"msg_";
-  buf_ += std::to_string(message_index);
+  num(buf_, message_index);
   buf_ += '"';
-  buf_ += rest;
+}
+
+void ocml_event_writer::end() {
   buf_ += '}';
   out_(buf_);
 }
 
 void ocml_event_writer::operator()(const delta& d) {
-  std::string rest;
   switch (d.kind) {
     case delta_kind::message_begin:
-      open_ = true;
       message_ = d.message_index;
       seen_ = 0;
       return;
     case delta_kind::text:
     case delta_kind::reasoning:
-    case delta_kind::commentary: {
-      const auto bit = static_cast<unsigned>(1U << static_cast<unsigned>(d.kind));
-      seen_ |= bit;
-      key_str(rest, "delta", d.text);
-      if (d.kind == delta_kind::commentary && !d.intent.empty()) {
-        key_str(rest, "intent", d.intent);
-      }
-      event(d.kind == delta_kind::text        ? "response.delta"
+    case delta_kind::commentary:
+      seen_ |= 1U << static_cast<unsigned>(d.kind);
+      begin(d.kind == delta_kind::text        ? "response.delta"
             : d.kind == delta_kind::reasoning ? "response.reasoning_text.delta"
                                               : "response.commentary.delta",
-            d.message_index, rest);
+            d.message_index);
+      key_str(buf_, "delta", d.text);
+      if (d.kind == delta_kind::commentary && !d.intent.empty()) key_str(buf_, "intent", d.intent);
+      end();
       return;
-    }
     case delta_kind::flush:
-      event("response.delta.flush", d.message_index, {});
+      begin("response.delta.flush", d.message_index);
+      end();
       return;
     case delta_kind::call_begin:
-      key_str(rest, "call_id", d.call_id);
-      key_str(rest, "name", d.name);
-      if (!d.recipient.empty()) key_str(rest, "recipient", d.recipient);
-      event("response.tool_call.begin", d.message_index, rest);
+      begin("response.tool_call.begin", d.message_index);
+      key_str(buf_, "call_id", d.call_id);
+      key_str(buf_, "name", d.name);
+      if (!d.recipient.empty()) key_str(buf_, "recipient", d.recipient);
+      end();
       return;
     case delta_kind::call_arguments:
-      key_str(rest, "call_id", d.call_id);
-      key_str(rest, "delta", d.text);
-      event("response.tool_call.arguments.delta", d.message_index, rest);
+      begin("response.tool_call.arguments.delta", d.message_index);
+      key_str(buf_, "call_id", d.call_id);
+      key_str(buf_, "delta", d.text);
+      end();
       return;
     case delta_kind::call_end:
-      key_str(rest, "call_id", d.call_id);
-      event("response.tool_call.done", d.message_index, rest);
+      begin("response.tool_call.done", d.message_index);
+      key_str(buf_, "call_id", d.call_id);
+      end();
       return;
     case delta_kind::message_end: {
-      open_ = false;
-      key_str(rest, "end", end_name(d.end));
       const bool plain = d.recipient.empty();
-      const auto seen = [this](delta_kind k) {
-        return (seen_ & (1U << static_cast<unsigned>(k))) != 0;
+      const auto done = [&](delta_kind k, std::string_view channel, std::string_view name) {
+        if ((seen_ & (1U << static_cast<unsigned>(k))) == 0 && !(plain && d.channel == channel)) {
+          return;
+        }
+        begin(name, d.message_index);
+        key_str(buf_, "end", end_name(d.end));
+        end();
       };
-      if (seen(delta_kind::reasoning) || (plain && d.channel == "analysis")) {
-        event("response.reasoning_text.done", d.message_index, rest);
-      }
-      if (seen(delta_kind::commentary) || (plain && d.channel == "commentary")) {
-        event("response.commentary.done", d.message_index, rest);
-      }
-      if (seen(delta_kind::text) || (plain && d.channel == "final")) {
-        event("response.done", d.message_index, rest);
-      }
+      done(delta_kind::reasoning, "analysis", "response.reasoning_text.done");
+      done(delta_kind::commentary, "commentary", "response.commentary.done");
+      done(delta_kind::text, "final", "response.done");
       return;
     }
     case delta_kind::diagnostic:
-      rest = ",";
-      diagnostic_fields(rest, *d.diag);
-      event("error", d.message_index, rest);
+      begin("error", d.message_index);
+      buf_ += ',';
+      diagnostic_fields(buf_, *d.diag);
+      end();
       return;
   }
 }
 
 void ocml_event_writer::cancel(std::string_view reason) {
-  std::string rest;
-  key_str(rest, "reason", reason);
-  event("response.cancel", message_, rest);
+  begin("response.cancel", message_);
+  key_str(buf_, "reason", reason);
+  end();
 }
 
 void ocml_event_writer::tool_cancel(std::string_view call_id, std::string_view reason) {
   buf_ = "{\"event\":\"tool.cancel\"";
   key_str(buf_, "call_id", call_id);
   key_str(buf_, "reason", reason);
-  buf_ += '}';
-  out_(buf_);
+  end();
 }
 
 void ocml_event_writer::finish(finish_reason reason) {
   buf_ = "{\"event\":\"response.finish\"";
   key_str(buf_, "finish_reason", finish_reason_name(reason));
-  buf_ += '}';
-  out_(buf_);
+  end();
 }
 
 }  // namespace ocml

@@ -83,6 +83,12 @@ class run {
     }
   }
 
+  // GabGPT think mode before <|assistant|>: a stop here calls for the second round, and
+  // the stop is not written back.
+  [[nodiscard]] bool awaiting_answer() const {
+    return o_.dialect == dialect::gabgpt && o_.think && !saw_assistant_;
+  }
+
   // Puts back a stop sequence the engine cut (it is not the model's own text).
   void restore(std::string_view stop) {
     const bool saw = saw_token_;
@@ -168,7 +174,7 @@ void run::end_round(const result<model_finish>& r, generation& g) {
   }
   if (cancelled_ || over_limit_ || stripped_ || final_done_) return;
   if (!matched_.empty()) {
-    if (!(o_.dialect == dialect::gabgpt && o_.think && !saw_assistant_)) restore(matched_);
+    if (!awaiting_answer()) restore(matched_);
     return;
   }
   feed(held_);
@@ -193,7 +199,7 @@ void run::end_round(const result<model_finish>& r, generation& g) {
          .message = "the engine did not say which stop sequence ended its text; assumed " + stop});
   }
   matched_ = stop;
-  if (!(o_.dialect == dialect::gabgpt && o_.think && !saw_assistant_)) restore(stop);
+  if (!awaiting_answer()) restore(stop);
 }
 
 generation run::go(model& engine) {
@@ -204,9 +210,8 @@ generation run::go(model& engine) {
     ++g.rounds;
     end_round(engine.complete(req, sink), g);
     // GabGPT think mode: the model stopped without ever writing <|assistant|>.
-    const bool second_round = o_.dialect == dialect::gabgpt && o_.think && !saw_assistant_ &&
-                              g.rounds == 1 && !matched_.empty() && !cancelled_ && !over_limit_ &&
-                              !engine_failed_;
+    const bool second_round = awaiting_answer() && g.rounds == 1 && !matched_.empty() &&
+                              !cancelled_ && !over_limit_ && !engine_failed_;
     if (!second_round) break;
     matched_.clear();
     feed("<|assistant|>");

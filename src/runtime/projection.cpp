@@ -171,6 +171,10 @@ void projection::whole_chars(delta d) {
   }
   if (t.empty()) return;
   d.text = t;
+  deliver(d);
+}
+
+void projection::deliver(const delta& d) {
   if (d.kind == delta_kind::text && opt_.paragraph_flush) {
     with_flushes(d);
   } else {
@@ -183,11 +187,7 @@ void projection::flush_carry() {
   delta d = make(carry_kind_, carry_offset_);
   d.text = std::string_view(carry_, carry_len_);
   carry_len_ = 0;
-  if (d.kind == delta_kind::text && opt_.paragraph_flush) {
-    with_flushes(d);
-  } else {
-    sink_(d);
-  }
+  deliver(d);
 }
 
 // Visible text, cut after each "\n\n" (also one split across slices) with a flush there.

@@ -5,11 +5,10 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <fstream>
 #include <iostream>
-#include <sstream>
 
 #include "interchange/json_util.hpp"
+#include "io.hpp"
 #include "ocml/http_model.hpp"
 #include "ocml/tools.hpp"
 
@@ -36,25 +35,21 @@ void install_sigint() {
 
 // The function tools of an OpenAI `tools` file (an array, or an object with "tools").
 bool read_tools_file(const std::string& path, std::vector<tool>& out) {
-  std::ifstream f(path);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  auto j = detail::try_parse_json(ss.str());
-  if (!f || !j) {
-    std::cerr << "E-IO 0:0 cannot read a JSON tools list from " << path << '\n';
+  input in;
+  std::string err;
+  if (!in.open(path, err)) {
+    std::cerr << "E-IO 0:0 " << err << '\n';
+    return false;
+  }
+  auto j = detail::try_parse_json(in.bytes());
+  if (!j) {
+    std::cerr << "E-JSON-INPUT 0:0 " << path << " is not JSON\n";
     return false;
   }
   const json list = j->is_object() ? j->value("tools", json::array()) : *j;
-  for (const auto& t : list) {
-    const json& fn = t.contains("function") ? t["function"] : t;
-    if (!fn.is_object() || !fn.contains("name") || !fn["name"].is_string()) {
-      std::cerr << "E-JSON-INPUT 0:0 a tool in " << path << " has no name\n";
-      return false;
-    }
-    out.push_back({.name = fn["name"].get<std::string>(),
-                   .description = fn.value("description", std::string()),
-                   .parameters = fn.value("parameters", json()),
-                   .source = t});
+  if (!detail::read_tools(list, out, err)) {
+    std::cerr << "E-JSON-INPUT 0:0 " << path << ": " << err << '\n';
+    return false;
   }
   return true;
 }
