@@ -61,6 +61,8 @@ void feed_everything(std::string_view text) {
   std::string out;
   std::vector<ocml::diagnostic> w;
   (void)ocml::detail::chatml::render_openai_text(v, false, out, w);
+  ocml::detail::escaped_buffer line;
+  (void)ocml::detail::chatml::render_openai_json_text(v, false, line, w);
   (void)ocml::detail::read_openai_text(v);
   (void)ocml::parse_json_text(v);
 }

@@ -14,6 +14,7 @@
 #endif
 
 #include "interchange/json_escape.hpp"
+#include "interchange/key_set.hpp"
 #include "interchange/pyjson.hpp"
 #include "ocml/json.hpp"
 
@@ -85,36 +86,6 @@ struct escaped_writer {
   }
   [[nodiscard]] std::size_t size() const { return out.size(); }
   void truncate(std::size_t n) const { out.truncate(n); }
-};
-
-// The keys of one object seen so far: insert() is false for a key seen before. Objects of up
-// to 16 keys (nearly all) need no allocation; the inline array is written before it is read.
-class key_set {
- public:
-  bool insert(std::string_view k) {
-    const key* begin = n_ <= kInline ? small_.data() : large_.data();
-    for (const key* p = begin; p != begin + n_; ++p) {
-      if (p->size == k.size() && std::memcmp(p->data, k.data(), k.size()) == 0) return false;
-    }
-    if (n_ < kInline) {
-      small_[n_] = {k.data(), k.size()};
-    } else {
-      if (n_ == kInline) large_.assign(small_.begin(), small_.end());
-      large_.push_back({k.data(), k.size()});
-    }
-    ++n_;
-    return true;
-  }
-
- private:
-  struct key {
-    const char* data;
-    std::size_t size;
-  };
-  static constexpr std::size_t kInline = 16;
-  std::array<key, kInline> small_;  // NOLINT(cppcoreguidelines-pro-type-member-init)
-  std::vector<key> large_;
-  std::size_t n_ = 0;
 };
 
 template <typename Writer>
@@ -265,10 +236,9 @@ simdjson::simdjson_result<simdjson::dom::element> parse_padded(simdjson::dom::pa
 }
 }  // namespace
 
-simdjson::simdjson_result<simdjson::dom::element> parse_document(json_input in) {
-  if (in.padded) return thread_parser().parse(in.text.data(), in.text.size(), false);
+simdjson::simdjson_result<simdjson::dom::element> parse_document(std::string_view text) {
   thread_local std::string buffer;
-  return parse_padded(thread_parser(), buffer, in.text);
+  return parse_padded(thread_parser(), buffer, text);
 }
 
 result<conversation> read_openai_text(std::string_view text) {
@@ -276,7 +246,7 @@ result<conversation> read_openai_text(std::string_view text) {
     return make_error(error_code::invalid_json, "not handled by the fast path");
   };
   simdjson::dom::element doc;
-  if (parse_document({.text = text}).get(doc) != simdjson::SUCCESS) return fail();
+  if (parse_document(text).get(doc) != simdjson::SUCCESS) return fail();
   simdjson::dom::array msgs;
   if (doc.is_array()) {
     msgs = simdjson::dom::array(doc);

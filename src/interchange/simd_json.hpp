@@ -27,17 +27,10 @@ namespace ocml::detail {
 /// The calling thread's parser for whole documents (elements stay valid until its next parse).
 [[nodiscard]] simdjson::dom::parser& document_parser();
 
-/// JSON text to parse; `padded` when simdjson::SIMDJSON_PADDING bytes after it are readable
-/// (a line inside a larger buffer), so it is parsed in place instead of copied.
-struct json_input {
-  std::string_view text;
-  bool padded = false;
-};
-
-/// Parses `in` with document_parser(), in place when padded, else from a reused padded
-/// copy (no allocation per call once warm). The result lives until the thread's next
-/// parse_document.
-[[nodiscard]] simdjson::simdjson_result<simdjson::dom::element> parse_document(json_input in);
+/// Parses `text` with document_parser() from a reused padded copy (no allocation per call
+/// once warm). The result lives until the thread's next parse_document.
+[[nodiscard]] simdjson::simdjson_result<simdjson::dom::element> parse_document(
+    std::string_view text);
 
 /// True when no key of `e` (if it is an object) appears twice. The fast paths read objects
 /// by key and decline duplicates, which readers resolve differently.

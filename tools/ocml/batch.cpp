@@ -89,12 +89,7 @@ bool line_source::next_block(std::vector<batch_line>& lines, std::size_t max_lin
     spans_.emplace_back(pos_, text.size() - pos_);
     pos_ = text.size();
   }
-  constexpr std::size_t kPadding = 64;  // simdjson::SIMDJSON_PADDING
-  for (const auto& [at, n] : spans_) {
-    // Only a mapped input's bytes stay put; its last lines lack the padding.
-    const bool padded = in_ == nullptr && at + n + kPadding <= text.size();
-    lines.push_back({std::string_view(text.data() + at, n), padded});
-  }
+  for (const auto& [at, n] : spans_) lines.push_back({std::string_view(text.data() + at, n)});
   return !lines.empty();
 }
 

@@ -20,11 +20,9 @@ struct line_result {
   std::vector<diagnostic> diagnostics;  ///< errors make the line fail; warnings inform
 };
 
-/// One input line; `padded` when 64 readable bytes follow it (JSON parsers can read it in
-/// place).
+/// One input line.
 struct batch_line {
   std::string_view text;
-  bool padded = false;
 };
 
 /// The lines of a batch input, handed out a block at a time: views into a memory-mapped

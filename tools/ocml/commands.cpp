@@ -150,8 +150,7 @@ int run_render(const render_args& a) {
           a.format != json_format::native) {
         // The one-pass path: OpenAI JSON straight to the escaped output line.
         r.direct.raw("{\"text\":\"");
-        const detail::json_input in{.text = line.text, .padded = line.padded};
-        if (detail::chatml::render_openai_json_text(in, a.add_generation_prompt, r.direct,
+        if (detail::chatml::render_openai_json_text(line.text, a.add_generation_prompt, r.direct,
                                                     r.diagnostics)) {
           r.direct.raw("\"}");
           return;

@@ -41,8 +41,10 @@ bool render_openai_text(std::string_view text, bool add_generation_prompt, std::
                         std::vector<diagnostic>& warnings);
 
 /// render_openai_text, appended escaped as the inside of a JSON string (a batch line's
-/// "text"), in the same pass. On false, `out` is as it was.
-bool render_openai_json_text(json_input text, bool add_generation_prompt, escaped_buffer& out,
+/// "text"), in one pass with its own reader (line_render.cpp). It may decline more than
+/// render_openai_text does (anything its reader does not take); on false, `out` is as it
+/// was.
+bool render_openai_json_text(std::string_view text, bool add_generation_prompt, escaped_buffer& out,
                              std::vector<diagnostic>& warnings);
 std::unique_ptr<stream_decoder> make_decoder(decoder_options o, decoder::sink s);
 

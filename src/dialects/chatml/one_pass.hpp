@@ -1,0 +1,178 @@
+// What the two one-pass ChatML renderers (OpenAI JSON straight to ChatML, without the
+// conversation model) share: the template's fixed texts, each with its JSON-escaped form
+// computed once; the content check; what a reader gathers; and the template writer.
+// Their readers are independent (fast_render.cpp on a simdjson document, line_render.cpp
+// on json_reader), so tests and the json fuzzer can hold them to each other.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "dialects/chatml/chatml.hpp"
+#include "interchange/json_escape.hpp"
+
+namespace ocml::detail::chatml {
+
+struct piece {
+  explicit piece(std::string_view text) : raw(text) {
+    escaped_buffer b;
+    b.escape(text);
+    escaped = b.view();
+  }
+  std::string_view raw;
+  std::string escaped;
+};
+
+inline const piece kSystemHead{"<|im_start|>system\n"};
+inline const piece kDefaultSystemText{kDefaultSystem};
+inline const piece kToolsHeadText{kToolsHead};
+inline const piece kToolsTailText{kToolsTail};
+inline const piece kNewline{"\n"};
+inline const piece kImEnd{"<|im_end|>\n"};
+inline const piece kImStart{"<|im_start|>"};
+inline const piece kUserHead{"<|im_start|>user"};
+inline const piece kResponseOpen{"\n<tool_response>\n"};
+inline const piece kResponseClose{"\n</tool_response>"};
+inline const piece kAssistantHead{"<|im_start|>assistant"};
+inline const piece kCallOpen{"\n<tool_call>\n{\"name\": \""};
+inline const piece kCallArguments{"\", \"arguments\": "};
+inline const piece kEmptyArguments{"{}"};
+inline const piece kCallClose{"}\n</tool_call>"};
+inline const piece kGenerationPrompt{"<|im_start|>assistant\n"};
+
+/// True when content of a `role` message spells a token the template cannot hold there
+/// (the general path reports it). Works on the value and on its canonical JSON escaping
+/// alike: no token holds a byte that escaping changes.
+[[nodiscard]] bool contains_banned(std::string_view content, std::string_view role);
+
+/// Text of the input: the value itself, or (`escaped`) its canonical JSON escaping.
+struct text_ref {
+  std::string_view text;
+  bool escaped = false;
+};
+
+struct call_ref {
+  std::string_view name;                              ///< no byte that needs escaping
+  std::size_t arguments_at = std::string_view::npos;  ///< in the side text; npos: none
+  std::size_t arguments_size = 0;
+};
+
+struct message_ref {
+  std::string_view role;  ///< one of system, user, assistant, tool, developer
+  text_ref content;
+  std::size_t calls_begin = 0;  ///< in gathered::calls
+  std::size_t calls_end = 0;
+  bool has_name = false;
+  bool has_reasoning = false;
+  [[nodiscard]] bool has_calls() const { return calls_end > calls_begin; }
+};
+
+/// What a reader gathers before anything is written (the template looks ahead and back,
+/// and "tools" may follow "messages"). Tool and argument dumps live in a side text, in the
+/// output's form.
+struct gathered {
+  std::vector<message_ref> messages;
+  std::vector<call_ref> calls;
+  std::size_t tools_at = 0;  ///< the tools' dumps, each after a newline, in the side text
+  std::size_t tools_size = 0;
+  bool dropped_ids = false;
+
+  void clear() {
+    messages.clear();
+    calls.clear();
+    tools_size = 0;
+    dropped_ids = false;
+  }
+  /// The checks on a message both readers make once it is read: false to decline.
+  [[nodiscard]] bool accept(const message_ref& m) {
+    if (m.role != "system" && m.role != "user" && m.role != "assistant" && m.role != "tool" &&
+        m.role != "developer") {
+      return false;
+    }
+    if (m.has_calls() && m.role != "assistant") return false;
+    if (contains_banned(m.content.text, m.role)) return false;  // the general path reports it
+    const std::string_view tail = m.content.escaped ? kToolsTailText.escaped : kToolsTailText.raw;
+    if (m.role == "system" && m.content.text.ends_with(tail)) return false;
+    // Calls followed straight by another assistant message with calls (no tool replies in
+    // between, which the OpenAI API refuses): the model's split form cannot keep the two
+    // apart, so the general path (which merges them) answers for both.
+    if (m.has_calls() && !messages.empty() && messages.back().role == "assistant" &&
+        messages.back().has_calls()) {
+      return false;
+    }
+    messages.push_back(m);
+    return true;
+  }
+};
+
+/// Writes `g` as the Qwen2.5 template does. `out` has put(const piece&),
+/// put(const text_ref&) and raw(std::string_view) (text already in the output's form);
+/// `side` is the side text of `g`.
+template <typename Out>
+void write_template(const gathered& g, std::string_view side, bool add_generation_prompt, Out& out,
+                    std::vector<diagnostic>& warnings) {
+  const auto& ms = g.messages;
+  const bool first_system = !ms.empty() && ms[0].role == "system";
+  out.put(kSystemHead);
+  if (first_system) {
+    out.put(ms[0].content);
+  } else {
+    out.put(kDefaultSystemText);
+  }
+  if (g.tools_size > 0) {
+    out.put(kToolsHeadText);
+    out.raw(side.substr(g.tools_at, g.tools_size));
+    out.put(kToolsTailText);
+  }
+  out.put(kImEnd);
+  for (std::size_t i = 0; i < ms.size(); ++i) {
+    const message_ref& m = ms[i];
+    if (m.has_reasoning && m.role == "assistant") warnings.push_back(dropped(i, "reasoning"));
+    if (m.has_name && m.role != "tool") warnings.push_back(dropped(i, "a name"));
+    if (i == 0 && first_system) continue;
+    if (m.role == "developer") {
+      warnings.push_back(dropped_developer(i));
+      continue;
+    }
+    if (m.role == "tool") {
+      if (i == 0 || ms[i - 1].role != "tool") out.put(kUserHead);
+      out.put(kResponseOpen);
+      out.put(m.content);
+      out.put(kResponseClose);
+      if (i + 1 == ms.size() || ms[i + 1].role != "tool") out.put(kImEnd);
+      continue;
+    }
+    if (m.role == "assistant" && m.has_calls()) {
+      out.put(kAssistantHead);
+      if (!m.content.text.empty()) {
+        out.put(kNewline);
+        out.put(m.content);
+      }
+      for (std::size_t c = m.calls_begin; c < m.calls_end; ++c) {
+        const call_ref& call = g.calls[c];
+        out.put(kCallOpen);
+        out.raw(call.name);
+        out.put(kCallArguments);
+        if (call.arguments_at == std::string_view::npos) {
+          out.put(kEmptyArguments);
+        } else {
+          out.raw(side.substr(call.arguments_at, call.arguments_size));
+        }
+        out.put(kCallClose);
+      }
+      out.put(kImEnd);
+      continue;
+    }
+    out.put(kImStart);
+    out.raw(m.role);
+    out.put(kNewline);
+    out.put(m.content);
+    out.put(kImEnd);
+  }
+  if (g.dropped_ids) warnings.push_back(dropped_ids_warning());
+  if (add_generation_prompt) out.put(kGenerationPrompt);
+}
+
+}  // namespace ocml::detail::chatml
