@@ -3,6 +3,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <string_view>
 
@@ -15,9 +16,11 @@ inline constexpr ocml::dialect kDialects[] = {
     dialect::pcml,     dialect::gabgpt,   dialect::ocml_0_1};
 inline constexpr std::size_t kDialectCount = sizeof kDialects / sizeof kDialects[0];
 
-/// Aborts (a finding) when `ok` is false.
-inline void check(bool ok) {
-  if (!ok) std::abort();
+/// Aborts (a finding) when `ok` is false, naming the failed check.
+inline void check(bool ok, const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
+  if (ok) return;
+  std::fprintf(stderr, "fuzz check failed: %s:%d\n", file, line);
+  std::abort();
 }
 
 /// Parses `text` pushed in pieces whose sizes follow from `seed`.

@@ -212,10 +212,17 @@ bool content_of(simdjson::dom::element v, std::string& out) {
   return true;
 }
 
-std::string str(simdjson::dom::element obj, const char* key) {
-  std::string_view v;
-  if (obj[key].get(v) == simdjson::SUCCESS) return std::string(v);
-  return {};
+// The string at `key` ("" when absent or null); false when the key holds anything else
+// (the general reader decides what that means).
+bool str(simdjson::dom::element obj, const char* key, std::string& out) {
+  simdjson::dom::element v;
+  if (obj[key].get(v) != simdjson::SUCCESS || v.is_null()) {
+    out.clear();
+    return true;
+  }
+  if (!v.is_string()) return false;
+  out = std::string_view(v);
+  return true;
 }
 
 }  // namespace
@@ -268,8 +275,7 @@ result<conversation> read_openai_text(std::string_view text) {
       if (t["function"].get(inner) == simdjson::SUCCESS) f = inner;
       if (!unique_keys(t) || !unique_keys(f)) return fail();
       tool x;
-      x.name = str(f, "name");
-      x.description = str(f, "description");
+      if (!str(f, "name", x.name) || !str(f, "description", x.description)) return fail();
       simdjson::dom::element params;
       if (f["parameters"].get(params) == simdjson::SUCCESS) x.parameters = to_nlohmann(params);
       x.source = to_nlohmann(t);
@@ -293,17 +299,19 @@ result<conversation> read_openai_text(std::string_view text) {
       seen |= bit;
     }
     message x;
-    const auto r = parse_role(str(m, "role"));
+    std::string role_name;
+    if (!str(m, "role", role_name)) return fail();
+    const auto r = parse_role(role_name);
     if (!r) return fail();
     x.role = *r;
     simdjson::dom::element content;
     if (m["content"].get(content) == simdjson::SUCCESS && !content_of(content, x.content))
       return fail();
-    x.name = str(m, "name");
-    if (x.role == role::tool) x.call_id = str(m, "tool_call_id");
+    if (!str(m, "name", x.name)) return fail();
+    if (x.role == role::tool && !str(m, "tool_call_id", x.call_id)) return fail();
     if (x.role == role::assistant) {
       x.channel = "final";  // as the general reader does (read_openai_grouped)
-      x.reasoning = str(m, "reasoning_content");
+      if (!str(m, "reasoning_content", x.reasoning)) return fail();
       simdjson::dom::array calls;
       simdjson::dom::element calls_value;
       if (m["tool_calls"].get(calls_value) == simdjson::SUCCESS && !calls_value.is_null() &&
@@ -316,8 +324,7 @@ result<conversation> read_openai_text(std::string_view text) {
           if (tc["function"].get(f) != simdjson::SUCCESS) return fail();
           if (!unique_keys(tc) || !unique_keys(f)) return fail();
           tool_call y;
-          y.id = str(tc, "id");
-          y.name = str(f, "name");
+          if (!str(tc, "id", y.id) || !str(f, "name", y.name)) return fail();
           simdjson::dom::element args;
           if (f["arguments"].get(args) == simdjson::SUCCESS) {
             if (args.is_string()) {

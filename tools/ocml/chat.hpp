@@ -27,4 +27,9 @@ struct chat_args {
 /// Runs the agent loop; 0 when every turn ended in an answer, 1 otherwise, 2 usage error.
 int run_chat(const chat_args& a);
 
+/// `ocml chat ARGS…`: runs the ocml-chat program that sits beside this executable (or, if
+/// there is none, the one on PATH) with ARGS; `argv[0]` is "chat". Returns only on failure
+/// (2, with the reason on standard error).
+int run_chat_program(int argc, char** argv);
+
 }  // namespace ocml::cli

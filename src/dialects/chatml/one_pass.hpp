@@ -102,6 +102,15 @@ struct gathered {
         messages.back().has_calls()) {
       return false;
     }
+    // Likewise an assistant message with only reasoning, straight before another assistant
+    // message: the split form holds it as an analysis message that joins the next turn.
+    if (m.role == "assistant" && !messages.empty()) {
+      const message_ref& prev = messages.back();
+      if (prev.role == "assistant" && prev.has_reasoning && prev.content.text.empty() &&
+          !prev.has_calls()) {
+        return false;
+      }
+    }
     messages.push_back(m);
     return true;
   }

@@ -1,0 +1,41 @@
+// ocml-chat: the agent loop of `ocml chat` (its own program, so that only it loads the HTTP
+// client and its TLS libraries).
+#include <CLI/CLI.hpp>
+
+#include <iostream>
+
+#include "chat.hpp"
+#include "ocml/version.hpp"
+#include "options.hpp"
+
+int main(int argc, char** argv) {
+  CLI::App app{"ocml chat: agent loop against an OpenAI-compatible engine"};
+  app.name("ocml chat");
+  app.set_version_flag("--version", std::string("ocml ") + ocml::version_string);
+  ocml::cli::chat_args ch;
+  ocml::cli::add_dialect(&app, ch.dialect);
+  app.add_option("--endpoint", ch.endpoint, "engine URL, e.g. http://127.0.0.1:8080")->required();
+  app.add_option("--model", ch.model, "the `model` of each request");
+  app.add_option("--api-key", ch.api_key, "bearer token")->envname("OCML_API_KEY");
+  app.add_option("--tool", ch.tools, "NAME=COMMAND: a tool run as a shell command");
+  app.add_option("--tools", ch.tools_file, "OpenAI tools JSON (schemas, descriptions)");
+  app.add_option("--system", ch.system, "a system message");
+  app.add_flag("--show-reasoning", ch.show_reasoning, "print reasoning as well");
+  app.add_flag("--think", ch.think, "GabGPT think mode");
+  app.add_option("--max-tokens", ch.max_tokens, "token limit per generation");
+  app.add_option("--budget", ch.budget, "prompt budget in bytes (oldest turns dropped)");
+  app.add_option("--max-rounds", ch.max_rounds, "tool rounds per user turn")
+      ->check(CLI::Range(1u, 100u));
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int rc = app.exit(e);
+    return rc == 0 ? 0 : 2;
+  }
+  try {
+    return ocml::cli::run_chat(ch);
+  } catch (const std::exception& e) {
+    std::cerr << "E-IO 0:0 internal error: " << e.what() << '\n';
+    return 1;
+  }
+}

@@ -1,0 +1,31 @@
+// Command-line options the ocml and ocml-chat programs share.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <string>
+
+#include "ocml/dialect.hpp"
+
+namespace ocml::cli {
+
+/// A required option (e.g. "--from") that accepts the names of ocml::dialects().
+inline void add_dialect_option(CLI::App* app, const std::string& name, ocml::dialect& d,
+                               const std::string& help) {
+  app->add_option_function<std::string>(
+         name,
+         [&d, name](const std::string& s) {
+           auto p = ocml::parse_dialect(s);
+           if (!p) throw CLI::ValidationError(name, "unknown dialect '" + s + "'");
+           d = *p;
+         },
+         help)
+      ->required();
+}
+
+/// The -d/--dialect option.
+inline void add_dialect(CLI::App* app, ocml::dialect& d) {
+  add_dialect_option(app, "-d,--dialect", d, "markup dialect (see `ocml dialects`)");
+}
+
+}  // namespace ocml::cli
