@@ -331,20 +331,15 @@ bool python_dump(json_reader& r, escaped_buffer& out, int depth) {
       return python_dump_object(r, out,
                                 [&](std::string_view) { return python_dump(r, out, depth + 1); });
     }
-    bool empty = false;
-    if (!r.begin('[', empty)) return false;
     out.raw('[');
-    if (!empty) {
-      bool first = true;
-      do {
-        if (!first) out.raw(", ");
-        first = false;
-        if (!python_dump(r, out, depth + 1)) return false;
-      } while (r.more(']'));
-      if (r.failed()) return false;
-    }
+    bool first = true;
+    const bool ok = r.array([&] {
+      if (!first) out.raw(", ");
+      first = false;
+      return python_dump(r, out, depth + 1);
+    });
     out.raw(']');
-    return true;
+    return ok;
   }
   if (c == 't' || c == 'f' || c == 'n') {
     std::string_view word;

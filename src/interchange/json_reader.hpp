@@ -130,6 +130,34 @@ class json_reader {
     return failed_;
   }
 
+  /// Reads an object, handing each member to `member(key, raw_key)`, which reads its value
+  /// (false stops). False for anything else, and for a key given twice (readers disagree
+  /// on which one counts).
+  template <typename Fn>
+  [[nodiscard]] bool object(Fn&& member) {
+    bool empty = false;
+    if (!begin('{', empty)) return false;
+    if (empty) return true;
+    key_set seen;
+    do {
+      json_string raw;
+      std::string_view k;
+      if (!key(raw, k) || !seen.insert(k) || !member(k, raw)) return false;
+    } while (more('}'));
+    return !failed_;
+  }
+  /// Reads an array, calling `element()` to read each element (false stops).
+  template <typename Fn>
+  [[nodiscard]] bool array(Fn&& element) {
+    bool empty = false;
+    if (!begin('[', empty)) return false;
+    if (empty) return true;
+    do {
+      if (!element()) return false;
+    } while (more(']'));
+    return !failed_;
+  }
+
   /// Deepest nesting read() and skip() accept.
   static constexpr int max_depth = 64;
 
@@ -163,26 +191,17 @@ void python_dump_key(const json_string& s, std::string_view value, escaped_buffe
 /// by `value(key)` (which reads it from `r`). False for a repeated key.
 template <typename Fn>
 [[nodiscard]] bool python_dump_object(json_reader& r, escaped_buffer& out, Fn&& value) {
-  bool empty = false;
-  if (!r.begin('{', empty)) return false;
   out.raw('{');
-  if (!empty) {
-    key_set seen;
-    bool first = true;
-    do {
-      json_string k;
-      std::string_view key;
-      if (!r.key(k, key) || !seen.insert(key)) return false;
-      if (!first) out.raw(", ");
-      first = false;
-      python_dump_key(k, key, out);
-      out.raw(": ");
-      if (!value(key)) return false;
-    } while (r.more('}'));
-    if (r.failed()) return false;
-  }
+  bool first = true;
+  const bool ok = r.object([&](std::string_view key, const json_string& raw) {
+    if (!first) out.raw(", ");
+    first = false;
+    python_dump_key(raw, key, out);
+    out.raw(": ");
+    return value(key);
+  });
   out.raw('}');
-  return true;
+  return ok;
 }
 
 }  // namespace ocml::detail

@@ -2,16 +2,7 @@
 
 #include <simdjson.h>
 
-#include <algorithm>
-#include <array>
 #include <charconv>
-#include <cstdio>
-#include <cstring>
-#include <vector>
-
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
 
 #include "interchange/json_escape.hpp"
 #include "interchange/key_set.hpp"

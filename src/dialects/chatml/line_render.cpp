@@ -14,7 +14,6 @@
 #include "dialects/chatml/chatml.hpp"
 #include "dialects/chatml/one_pass.hpp"
 #include "interchange/json_reader.hpp"
-#include "interchange/key_set.hpp"
 
 namespace ocml::detail::chatml {
 
@@ -60,141 +59,95 @@ bool read_arguments(json_reader& r, line_state& st, call_ref& call) {
   return true;
 }
 
-bool read_function(json_reader& r, line_state& st, call_ref& call) {
-  bool empty = false;
-  if (!r.begin('{', empty)) return false;
-  key_set seen;
-  bool named = false;
-  call.arguments_at = std::string_view::npos;
-  if (!empty) {
-    do {
-      json_string k;
-      std::string_view key;
-      if (!r.key(k, key) || !seen.insert(key)) return false;
-      if (key == "name") {
-        json_string name;
-        if (!r.string(name) || name.escaped) return false;  // '"', '\\', controls: general path
-        call.name = name.raw;
-        named = true;
-      } else if (key == "arguments") {
-        if (!read_arguments(r, st, call)) return false;
-      } else if (!r.skip()) {
-        return false;
-      }
-    } while (r.more('}'));
-  }
-  return !r.failed() && named;
+// `null`, which reads as absent (the next byte is 'n').
+bool read_null(json_reader& r) {
+  std::string_view word;
+  return r.literal(word);  // at 'n' only "null" reads
 }
 
-bool read_calls(json_reader& r, line_state& st) {
-  bool empty = false;
-  if (!r.begin('[', empty)) return false;
-  if (empty) return true;
-  do {
-    bool none = false;
-    if (!r.begin('{', none) || none) return false;
-    key_set seen;
-    call_ref call;
-    bool has_function = false;
-    do {
-      json_string k;
-      std::string_view key;
-      if (!r.key(k, key) || !seen.insert(key)) return false;
-      if (key == "function") {
-        if (!read_function(r, st, call)) return false;
-        has_function = true;
-      } else if (key == "id" && r.peek() == '"') {
-        json_string id;
-        if (!r.string(id)) return false;
-        if (!id.raw.empty()) st.dropped_ids = true;
-      } else if (!r.skip()) {
-        return false;
-      }
-    } while (r.more('}'));
-    if (r.failed() || !has_function) return false;
-    st.calls.push_back(call);
-  } while (r.more(']'));
-  return !r.failed();
+bool read_function(json_reader& r, line_state& st, call_ref& call) {
+  bool named = false;
+  call.arguments_at = std::string_view::npos;
+  const bool ok = r.object([&](std::string_view key, const json_string&) {
+    if (key == "arguments") return read_arguments(r, st, call);
+    if (key != "name") return r.skip();
+    json_string name;
+    if (!r.string(name) || name.escaped) return false;  // '"', '\\', controls: general path
+    call.name = name.raw;
+    named = true;
+    return true;
+  });
+  return ok && named;
+}
+
+bool read_call(json_reader& r, line_state& st) {
+  call_ref call;
+  bool has_function = false;
+  const bool ok = r.object([&](std::string_view key, const json_string&) {
+    if (key == "function") {
+      has_function = true;
+      return read_function(r, st, call);
+    }
+    if (key != "id" || r.peek() != '"') return r.skip();
+    json_string id;
+    if (!r.string(id)) return false;
+    if (!id.raw.empty()) st.dropped_ids = true;
+    return true;
+  });
+  if (!ok || !has_function) return false;
+  st.calls.push_back(call);
+  return true;
+}
+
+// One member of a message, by its key (anything beyond the plain OpenAI keys declines).
+bool read_message_member(json_reader& r, line_state& st, std::string_view key, message_ref& m) {
+  const char next = r.peek();
+  if (key == "role") {
+    json_string role;
+    if (!r.string(role) || role.escaped) return false;
+    m.role = role.raw;
+    return true;
+  }
+  if (key == "content") {
+    if (next == 'n') return read_null(r);
+    return next == '"' && read_text(r, m.content);  // content parts: general path
+  }
+  if (key == "tool_calls") {
+    if (next == 'n') return read_null(r);
+    const bool ok = r.array([&] { return read_call(r, st); });
+    m.calls_end = st.calls.size();
+    return ok;
+  }
+  if (key == "name" || key == "reasoning_content") {
+    // A name counts when it is a non-empty string; reasoning when it is anything but null
+    // or "".
+    const bool reasoning = key != "name";
+    bool present = false;
+    bool ok = true;
+    if (next == '"') {
+      json_string s;
+      ok = r.string(s);
+      present = !s.raw.empty();
+    } else {
+      present = reasoning && next != 'n';
+      ok = r.skip();
+    }
+    (reasoning ? m.has_reasoning : m.has_name) = present;
+    return ok;
+  }
+  return key == "tool_call_id" && r.skip();
 }
 
 bool read_message(json_reader& r, line_state& st) {
-  bool empty = false;
-  if (!r.begin('{', empty)) return false;
   message_ref m;
   m.calls_begin = m.calls_end = st.calls.size();
-  unsigned seen = 0;
-  static constexpr std::string_view kKeys[] = {"role", "content",           "tool_calls",
-                                               "name", "reasoning_content", "tool_call_id"};
-  if (!empty) {
-    do {
-      json_string k;
-      std::string_view key;
-      if (!r.key(k, key)) return false;
-      unsigned which = 0;
-      while (which < 6 && kKeys[which] != key) ++which;
-      if (which == 6 || (seen & (1u << which)) != 0) return false;
-      seen |= 1u << which;
-      const char next = r.peek();
-      bool ok = true;
-      switch (which) {
-        case 0: {
-          json_string role;
-          ok = r.string(role) && !role.escaped;
-          m.role = role.raw;
-          break;
-        }
-        case 1:
-          if (next == 'n') {
-            std::string_view word;
-            ok = r.literal(word) && word == "null";
-          } else {
-            ok = next == '"' && read_text(r, m.content);  // content parts: general path
-          }
-          break;
-        case 2:
-          if (next == 'n') {
-            std::string_view word;
-            ok = r.literal(word) && word == "null";
-          } else {
-            ok = read_calls(r, st);
-            m.calls_end = st.calls.size();
-          }
-          break;
-        case 3:
-        case 4: {
-          // A name counts when it is a non-empty string; reasoning when it is anything but
-          // null or "".
-          bool present = false;
-          if (next == '"') {
-            json_string s;
-            ok = r.string(s);
-            present = !s.raw.empty();
-          } else {
-            present = which == 4 && next != 'n';
-            ok = r.skip();
-          }
-          (which == 3 ? m.has_name : m.has_reasoning) = present;
-          break;
-        }
-        default:
-          ok = r.skip();
-          break;
-      }
-      if (!ok) return false;
-    } while (r.more('}'));
-    if (r.failed()) return false;
-  }
-  return st.accept(m);
+  const bool ok = r.object(
+      [&](std::string_view key, const json_string&) { return read_message_member(r, st, key, m); });
+  return ok && st.accept(m);
 }
 
 bool read_messages(json_reader& r, line_state& st) {
-  bool empty = false;
-  if (!r.begin('[', empty)) return false;
-  if (empty) return true;
-  do {
-    if (!read_message(r, st)) return false;
-  } while (r.more(']'));
-  return !r.failed();
+  return r.array([&] { return read_message(r, st); });
 }
 
 // One tool, dumped as Python writes it, with the general path's checks (read_tools): an
@@ -230,48 +183,29 @@ bool read_tool(json_reader& r, line_state& st) {
 }
 
 bool read_tools(json_reader& r, line_state& st) {
-  if (r.peek() == 'n') {
-    std::string_view word;
-    return r.literal(word) && word == "null";
-  }
-  bool empty = false;
-  if (!r.begin('[', empty)) return false;
+  if (r.peek() == 'n') return read_null(r);
   st.tools_at = st.side.size();
-  if (!empty) {
-    do {
-      st.side.raw(kNewline.escaped);
-      if (!read_tool(r, st)) return false;
-    } while (r.more(']'));
-    if (r.failed()) return false;
-  }
+  const bool ok = r.array([&] {
+    st.side.raw(kNewline.escaped);
+    return read_tool(r, st);
+  });
   st.tools_size = st.side.size() - st.tools_at;
-  return true;
+  return ok;
 }
 
 bool read_line(std::string_view text, line_state& st) {
   if (!simdjson::validate_utf8(text.data(), text.size())) return false;
   json_reader r(text, st.arena);
   if (r.peek() == '[') return read_messages(r, st) && r.at_end();
-  bool empty = false;
-  if (!r.begin('{', empty) || empty) return false;
-  key_set seen;
   bool has_messages = false;
-  do {
-    json_string k;
-    std::string_view key;
-    if (!r.key(k, key) || !seen.insert(key)) return false;
-    bool ok = true;
+  const bool ok = r.object([&](std::string_view key, const json_string&) {
     if (key == "messages") {
-      ok = read_messages(r, st);
       has_messages = true;
-    } else if (key == "tools") {
-      ok = read_tools(r, st);
-    } else {
-      ok = r.skip();
+      return read_messages(r, st);
     }
-    if (!ok) return false;
-  } while (r.more('}'));
-  return !r.failed() && has_messages && r.at_end();
+    return key == "tools" ? read_tools(r, st) : r.skip();
+  });
+  return ok && has_messages && r.at_end();
 }
 
 // The batch line: text escaped as the inside of a JSON string.
