@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
-# Installs the Debian packages ocml needs to build, test and benchmark.
+# Installs the Debian packages ocml needs. Without arguments: what building and running
+# needs. With --dev: also the test, benchmark and analysis tools (scripts/test.sh).
 set -euo pipefail
 pkgs=(build-essential cmake g++ pkg-config
       nlohmann-json3-dev libyaml-cpp-dev libcli11-dev libsimdjson-dev
-      libcpp-httplib-dev libvalijson-dev
-      libgtest-dev libgmock-dev libbenchmark-dev clang-format python3-jinja2
-      clang-14 clang-tidy libclang-rt-14-dev valgrind pkg-config)
+      libcpp-httplib-dev libvalijson-dev)
+if [[ ${1:-} == --dev ]]; then
+  pkgs+=(libgtest-dev libgmock-dev libbenchmark-dev clang-format python3-jinja2
+         clang-14 clang-tidy libclang-rt-14-dev valgrind)
+fi
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")

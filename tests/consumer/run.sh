@@ -20,6 +20,7 @@ if [[ $mode == package ]]; then
   cmake -S "$src/tests/consumer" -B "$work/b" -DCMAKE_PREFIX_PATH="$work/prefix" >/dev/null
 else
   cmake -S "$src/tests/consumer" -B "$work/b" -DOCML_CONSUMER_MODE=subdirectory \
+    -DCMAKE_BUILD_TYPE=Debug \
     -DOCML_SOURCE_DIR="$src" >/dev/null
 fi
 cmake --build "$work/b" -j2 >/dev/null
