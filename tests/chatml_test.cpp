@@ -13,19 +13,10 @@ using ocml::json;
 
 namespace {
 
-// A python3 that can import jinja2 (Debian's python3-jinja2 installs for /usr/bin/python3).
-std::string python_with_jinja() {
-  for (const char* py : {"/usr/bin/python3", "python3"}) {
-    const std::string cmd = std::string(py) + " -c 'import jinja2' >/dev/null 2>&1";
-    if (std::system(cmd.c_str()) == 0) return py;
-  }
-  return {};
-}
-
 TEST(ChatmlReference, ByteIdenticalToQwen25TemplateOnSeededCorpus) {
   const fs::path tmpl = fs::path(OCML_REFERENCE_DIR) / "templates" / "qwen25.jinja";
   if (!fs::exists(tmpl)) GTEST_SKIP() << "../shared/reference is absent";
-  const std::string py = python_with_jinja();
+  const std::string py = ocml::test::python_with_jinja();
   if (py.empty()) GTEST_SKIP() << "python3-jinja2 is not installed";
   const fs::path dir = fs::temp_directory_path() / ("ocml_chatml_" + std::to_string(::getpid()));
   fs::create_directories(dir);

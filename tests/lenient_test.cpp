@@ -126,11 +126,21 @@ TEST(Wild, StartInsideBodyClosesTheMessageInLenientMode) {
 }
 
 TEST(Wild, StrayTextIsReportedNotSilentlyDropped) {
-  const auto r = ocml::parse("garbage<|start|>user<|message|>x<|end|>",
-                             {.dialect = ocml::dialect::harmony, .lenient = true});
+  const auto r20 =
+      ocml::parse("<|start|>user<|message|>x<|end|>garbage<|start|>user<|message|>y<|end|>",
+                  {.dialect = ocml::dialect::ocml_2_0, .lenient = true});
+  ASSERT_EQ(codes(r20), std::vector<std::string>{"E-PARSE-STRAY-TEXT"});
+  EXPECT_EQ(r20.diagnostics[0].offset, 32u);
+  EXPECT_EQ(r20.conversation.messages.size(), 2u);
+  const char* text = "garbage<|start|>user<|message|>x<|end|>";
+  // Harmony keeps it: text outside a header is what gpt-oss wrote without one.
+  const auto r = ocml::parse(text, {.dialect = ocml::dialect::harmony, .lenient = true});
   ASSERT_EQ(codes(r), std::vector<std::string>{"E-PARSE-STRAY-TEXT"});
   EXPECT_EQ(r.diagnostics[0].offset, 0u);
-  EXPECT_EQ(r.conversation.messages.size(), 1u);
+  ASSERT_EQ(r.conversation.messages.size(), 2u);
+  EXPECT_EQ(r.conversation.messages[0].role, ocml::role::assistant);
+  EXPECT_EQ(r.conversation.messages[0].content, "garbage");
+  EXPECT_EQ(r.conversation.messages[1].content, "x");
 }
 
 }  // namespace

@@ -18,13 +18,17 @@ struct recording {
 
 class Recorded : public ::testing::TestWithParam<recording> {};
 
-// The visible answer of a decoded completion: final-channel assistant text.
+// The answer of a decoded completion in the OpenAI form: the text of assistant messages
+// that are neither reasoning nor calls (final, and commentary preambles), one per line.
 std::string visible_text(const std::vector<ocml::message>& ms) {
   std::string out;
+  bool first = true;
   for (const auto& m : ms) {
-    if (m.role == ocml::role::assistant && m.effective_channel() == "final" &&
-        m.recipient.empty()) {
+    if (m.role == ocml::role::assistant && m.effective_channel() != "analysis" &&
+        ocml::classify_recipient(m.recipient) == ocml::recipient_kind::none) {
+      if (!first) out += "\n";
       out += m.content;
+      first = false;
     }
   }
   return out;

@@ -1,6 +1,7 @@
 // Helpers shared by the test files.
 #pragma once
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -16,6 +17,16 @@ inline std::string read_file(const std::filesystem::path& p) {
   std::stringstream ss;
   ss << in.rdbuf();
   return ss.str();
+}
+
+/// A python3 that can import jinja2 (Debian's python3-jinja2 installs for /usr/bin/python3),
+/// or empty.
+inline std::string python_with_jinja() {
+  for (const char* py : {"/usr/bin/python3", "python3"}) {
+    const std::string cmd = std::string(py) + " -c 'import jinja2' >/dev/null 2>&1";
+    if (std::system(cmd.c_str()) == 0) return py;
+  }
+  return {};
 }
 
 /// Feeds `text` to `d`, `chunk` bytes at a time (0 = all at once), then finishes.

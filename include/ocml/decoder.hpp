@@ -24,6 +24,14 @@ struct limits {
   std::size_t max_json_depth = 1024;            ///< Nesting in constrained JSON bodies.
 };
 
+/// Qwen3 completions: whether the output begins inside a think block.
+enum class think_start : std::uint8_t {
+  detect,  ///< Unknown: text is held until `</think>` (it was reasoning) or a tag or the
+           ///< end (it was the answer). `<think>` first opens the block as usual.
+  open,    ///< The prompt opened it (Qwen3-Thinking templates end in "<think>\n").
+  closed,  ///< The prompt closed it (`enable_thinking: false`): the answer streams at once.
+};
+
 /// How a decoder reads its input.
 struct decoder_options {
   ocml::dialect dialect = dialect::ocml_2_2;
@@ -34,6 +42,8 @@ struct decoder_options {
   /// so it begins inside a header (as harmony's parser does when given a role).
   bool completion = false;
   std::string completion_role = "assistant";
+  /// Qwen3: where a completion begins (see think_start).
+  ocml::think_start think = think_start::detect;
   ocml::limits limits{};
   /// OpenChatML 0.1: the base model's own BOS/EOS strings.
   std::string bos = "[BOS]";

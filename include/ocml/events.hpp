@@ -66,6 +66,9 @@ struct delta {
   std::string_view channel;    ///< The effective channel ("final" when none was written).
   std::string_view recipient;  ///< `to=` of the message (2.x calls) or the call's name.
   std::string_view intent;
+  /// For reasoning from an OpenChatML 0.1 thought block other than <|start_reason|>:
+  /// "reflection" or "introspection" (the OpenAI form keeps them under those keys).
+  std::string_view block;
   std::size_t call_index = 0;  ///< Counts the response's tool calls, from 0.
   std::string_view call_id;    ///< The call's id (generated as "call_N" when it had none).
   std::string_view name;       ///< Function name ("get_weather" for functions.get_weather).
@@ -120,6 +123,8 @@ class projection {
   char carry_[4] = {};  // an unfinished UTF-8 sequence
   std::size_t carry_len_ = 0, carry_need_ = 0, carry_offset_ = 0;
   delta_kind carry_kind_ = delta_kind::text;
+  std::string_view block_;        // the thought block of the event being projected
+  std::string_view carry_block_;  // and of the carried sequence
 };
 
 /// Options for the JSON writers.
@@ -132,7 +137,9 @@ struct writer_options {
 /// Writes deltas as OpenAI `chat.completion.chunk` objects, one JSON text per call of the
 /// sink: `delta.role` first, then `delta.content`, `delta.reasoning_content` and
 /// `delta.tool_calls[{index, id, type, function{name, arguments}}]` (arguments streamed as
-/// they arrive); commentary without a recipient is not part of an OpenAI stream.
+/// they arrive). Commentary without a recipient (a preamble) is content, and the text of
+/// each further message is joined with "\n", so the chunks folded together equal the
+/// non-streamed response (to_openai_json).
 /// Diagnostics become `{"error":{...}}` lines. finish() writes the `finish_reason` chunk.
 class openai_chunk_writer {
  public:
@@ -150,6 +157,9 @@ class openai_chunk_writer {
   std::string head_;  // `{"id":...,"choices":[{"index":0,"delta":` (escaped once)
   std::string buf_;
   bool role_sent_ = false;
+  static constexpr std::size_t kNone = static_cast<std::size_t>(-1);
+  std::size_t last_text_ = kNone;       // message_index of the last content written
+  std::size_t last_reasoning_ = kNone;  // and of the last reasoning
 };
 
 /// Writes deltas as OpenChatML streaming events (2.0 §9, 2.2 §9), one JSON text each, all

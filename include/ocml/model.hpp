@@ -83,6 +83,20 @@ struct message {
   friend bool operator==(const message&, const message&) = default;
 };
 
+/// What the recipient (`to=`) of an assistant message makes of it.
+enum class recipient_kind : std::uint8_t {
+  none,      ///< No recipient, or a role ("to=assistant"): text, read by its channel.
+  function,  ///< A function tool ("functions.get_weather", or any other name): a tool call.
+  builtin,   ///< A gpt-oss built-in tool (`browser.*`, `python`, `container.*`), run by the
+             ///< engine: kept in the native form; reasoning in the OpenAI form, not a call.
+};
+
+/// Classifies a recipient.
+///
+///   assert(ocml::classify_recipient("functions.f") == ocml::recipient_kind::function);
+///   assert(ocml::classify_recipient("browser.search") == ocml::recipient_kind::builtin);
+[[nodiscard]] recipient_kind classify_recipient(std::string_view recipient) noexcept;
+
 /// The YAML document header of an OpenChatML 2.x transcript.
 struct document_header {
   bool present = false;

@@ -22,6 +22,9 @@ struct render_options {
   /// Drop `analysis` messages before the first `final` one when the last assistant
   /// message is `final` (harmony's auto_drop_analysis, HIP-1 §12.7).
   bool drop_analysis = false;
+  /// Qwen3: `false` closes an empty think block after the generation prompt, as the
+  /// template's `enable_thinking` (vLLM's and SGLang's `chat_template_kwargs`) does.
+  bool enable_thinking = true;
   /// ocml-2.x: write a minimal `version:` YAML header when the conversation has none.
   bool default_document_header = false;
   /// OpenChatML 0.1: the base model's own BOS/EOS strings around a conversation.

@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <functional>
 
+#include "core/codec.hpp"
 #include "ocml/convert.hpp"
 #include "ocml/render.hpp"
 
@@ -14,12 +15,9 @@ struct feature {
   const char* name;
   std::function<bool(const message&)> in_message;  // null: a conversation-level feature
   std::function<bool(const conversation&)> in_conversation;
-  std::vector<dialect> holders;
+  std::uint32_t bit;  // detail::feature: the dialects that can hold it say so in the registry
 };
-
-constexpr dialect k22 = dialect::ocml_2_2, k20 = dialect::ocml_2_0, kH = dialect::harmony,
-                  kC = dialect::chatml, kP = dialect::pcml, kG = dialect::gabgpt,
-                  k01 = dialect::ocml_0_1;
+using namespace detail;
 
 bool is_call(const message& m) {
   return !m.tool_calls.empty() || (m.role == role::assistant && !m.recipient.empty());
@@ -27,61 +25,42 @@ bool is_call(const message& m) {
 
 const std::vector<feature>& features() {
   static const std::vector<feature> table = {
-      {"system messages",
-       [](const message& m) { return m.role == role::system; },
-       nullptr,
-       {k22, k20, kH, kC, kP, k01}},
-      {"developer messages",
-       [](const message& m) { return m.role == role::developer; },
-       nullptr,
-       {k22, k20, kH}},
-      {"tool replies",
-       [](const message& m) { return m.role == role::tool; },
-       nullptr,
-       {k22, k20, kH, kC, kP, k01}},
-      {"tool calls", is_call, nullptr, {k22, k20, kH, kC, kP, k01}},
+      {"system messages", [](const message& m) { return m.role == role::system; }, nullptr,
+       f_system},
+      {"developer messages", [](const message& m) { return m.role == role::developer; }, nullptr,
+       f_developer},
+      {"tool replies", [](const message& m) { return m.role == role::tool; }, nullptr,
+       f_tool_replies},
+      {"tool calls", is_call, nullptr, f_tool_calls},
       {"tool call ids",
        [](const message& m) {
          return !m.call_id.empty() || std::any_of(m.tool_calls.begin(), m.tool_calls.end(),
                                                   [](const tool_call& t) { return !t.id.empty(); });
        },
-       nullptr,
-       {k22, kP}},
-      {"author names",
-       [](const message& m) { return !m.name.empty() && m.role != role::tool; },
-       nullptr,
-       {k22, k20, kH, kP, k01}},
+       nullptr, f_call_ids},
+      {"author names", [](const message& m) { return !m.name.empty() && m.role != role::tool; },
+       nullptr, f_author_names},
       {"reasoning",
        [](const message& m) { return !m.reasoning.empty() || m.effective_channel() == "analysis"; },
-       nullptr,
-       {k22, k20, kH, kP, kG, k01}},
-      {"intent", [](const message& m) { return !m.intent.empty(); }, nullptr, {k22}},
-      {"content_type",
-       [](const message& m) { return !m.content_type.empty(); },
-       nullptr,
-       {k22, kH}},
-      {"<|constrain|>", [](const message& m) { return !m.constrain.empty(); }, nullptr, {k22, kH}},
-      {"unknown header attributes",
-       [](const message& m) { return !m.extra.empty(); },
-       nullptr,
-       {k22, kP}},
+       nullptr, f_reasoning},
+      {"intent", [](const message& m) { return !m.intent.empty(); }, nullptr, f_intent},
+      {"content_type", [](const message& m) { return !m.content_type.empty(); }, nullptr,
+       f_content_type},
+      {"<|constrain|>", [](const message& m) { return !m.constrain.empty(); }, nullptr,
+       f_constrain},
+      {"unknown header attributes", [](const message& m) { return !m.extra.empty(); }, nullptr,
+       f_extra_attributes},
       {"reflection/introspection blocks",
-       [](const message& m) { return !m.reflection.empty() || !m.introspection.empty(); },
-       nullptr,
-       {k01}},
-      {"thought flags", [](const message& m) { return !m.flags.empty(); }, nullptr, {k01}},
-      {"a YAML document header",
-       nullptr,
-       [](const conversation& c) { return c.header.present; },
-       {k22, k20}},
-      {"tool definitions",
-       nullptr,
-       [](const conversation& c) { return !c.tools.empty(); },
-       {kC, kP, k01}},
-      {"documents (fill-in-the-middle, multi-file)",
-       nullptr,
-       [](const conversation& c) { return !c.document.empty(); },
-       {k01}},
+       [](const message& m) { return !m.reflection.empty() || !m.introspection.empty(); }, nullptr,
+       f_thought_blocks},
+      {"thought flags", [](const message& m) { return !m.flags.empty(); }, nullptr,
+       f_thought_flags},
+      {"a YAML document header", nullptr, [](const conversation& c) { return c.header.present; },
+       f_document_header},
+      {"tool definitions", nullptr, [](const conversation& c) { return !c.tools.empty(); },
+       f_tool_definitions},
+      {"documents (fill-in-the-middle, multi-file)", nullptr,
+       [](const conversation& c) { return !c.document.empty(); }, f_documents},
   };
   return table;
 }
@@ -91,7 +70,7 @@ const std::vector<feature>& features() {
 std::vector<diagnostic> unrepresentable_features(const conversation& c, dialect d) {
   std::vector<diagnostic> out;
   for (const auto& f : features()) {
-    if (std::find(f.holders.begin(), f.holders.end(), d) != f.holders.end()) continue;
+    if ((codec_of(d).holds & f.bit) != 0) continue;
     std::string where;
     if (f.in_conversation) {
       if (!f.in_conversation(c)) continue;

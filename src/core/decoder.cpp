@@ -1,9 +1,5 @@
-// ocml::decoder: picks the dialect's streaming decoder.
-#include "core/stream_decoder.hpp"
-#include "dialects/chatml/chatml.hpp"
-#include "dialects/gabgpt/gabgpt.hpp"
-#include "dialects/ocml01/ocml01.hpp"
-#include "dialects/pcml/pcml.hpp"
+// ocml::decoder: the dialect's streaming decoder, from the codec registry.
+#include "core/codec.hpp"
 
 namespace ocml {
 
@@ -11,28 +7,10 @@ struct decoder::impl {
   std::unique_ptr<detail::stream_decoder> d;
 };
 
-namespace {
-std::unique_ptr<detail::stream_decoder> make(decoder_options o, decoder::sink s) {
-  switch (o.dialect) {
-    case dialect::ocml_2_2:
-    case dialect::ocml_2_0:
-    case dialect::harmony:
-      return detail::make_openchatml_decoder(std::move(o), std::move(s));
-    case dialect::chatml:
-      return detail::chatml::make_decoder(std::move(o), std::move(s));
-    case dialect::pcml:
-      return detail::pcml::make_decoder(std::move(o), std::move(s));
-    case dialect::gabgpt:
-      return detail::gabgpt::make_decoder(std::move(o), std::move(s));
-    case dialect::ocml_0_1:
-      return detail::ocml01::make_decoder(std::move(o), std::move(s));
-  }
-  return detail::make_openchatml_decoder(std::move(o), std::move(s));
+decoder::decoder(decoder_options options, sink on_event) : impl_(std::make_unique<impl>()) {
+  const auto make = detail::codec_of(options.dialect).make_decoder;
+  impl_->d = make(std::move(options), std::move(on_event));
 }
-}  // namespace
-
-decoder::decoder(decoder_options options, sink on_event)
-    : impl_(std::make_unique<impl>(impl{make(std::move(options), std::move(on_event))})) {}
 decoder::~decoder() = default;
 decoder::decoder(decoder&&) noexcept = default;
 decoder& decoder::operator=(decoder&&) noexcept = default;

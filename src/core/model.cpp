@@ -1,5 +1,6 @@
 #include <array>
 
+#include "core/codec.hpp"
 #include "ocml/dialect.hpp"
 #include "ocml/model.hpp"
 
@@ -9,21 +10,6 @@ namespace {
 constexpr std::array<std::string_view, 5> kRoles = {"system", "developer", "user", "assistant",
                                                     "tool"};
 constexpr std::array<std::string_view, 5> kEnds = {"", "end", "return", "call", "unterminated"};
-constexpr std::array<dialect_info, 7> kDialects = {{
-    {dialect::ocml_2_2, "ocml-2.2",
-     "OpenChatML 2.2: YAML header, nine control tokens, call_id/intent, <|constrain|>, escapes"},
-    {dialect::ocml_2_0, "ocml-2.0",
-     "OpenChatML 2.0: channels, to=/name=, JSON interchange with thinking/content/tool_calls"},
-    {dialect::harmony, "harmony",
-     "HIP-1 / gpt-oss harmony, byte-compatible with openai/harmony rendering"},
-    {dialect::chatml, "chatml",
-     "Qwen2.5 ChatML with Hermes <tool_call>/<tool_response>, byte-compatible with its template"},
-    {dialect::pcml, "pcml",
-     "Pawlette Chat Markup Language: [SYS]/[USR]/[AST]/[OBS], <think>, <call>, <end>"},
-    {dialect::gabgpt, "gabgpt", "GabGPT ChatML: <|user|>, <|think|>, <|assistant|>, <|end|>"},
-    {dialect::ocml_0_1, "ocml-0.1",
-     "OpenChatML 0.1: [BOS]/[EOS], <|im_start|>, thought blocks, functions, FIM, multi-file"},
-}};
 }  // namespace
 
 std::string_view role_name(role r) noexcept {
@@ -35,6 +21,14 @@ std::optional<role> parse_role(std::string_view s) noexcept {
     if (kRoles[i] == s) return static_cast<role>(i);
   }
   return std::nullopt;
+}
+
+recipient_kind classify_recipient(std::string_view r) noexcept {
+  if (r.empty() || parse_role(r)) return recipient_kind::none;
+  if (r.starts_with("browser.") || r.starts_with("container.") || r == "python") {
+    return recipient_kind::builtin;
+  }
+  return recipient_kind::function;
 }
 
 std::string_view end_name(end_token e) noexcept {
@@ -49,22 +43,25 @@ std::optional<end_token> parse_end(std::string_view s) noexcept {
 }
 
 std::span<const dialect_info> dialects() noexcept {
-  return kDialects;
+  static const auto infos = [] {
+    std::array<dialect_info, dialect_count> a{};
+    for (std::size_t i = 0; i < a.size(); ++i) a[i] = detail::codecs()[i].info;
+    return a;
+  }();
+  return infos;
 }
 
 std::string_view dialect_name(dialect d) noexcept {
-  return kDialects[static_cast<std::size_t>(d)].name;
+  return detail::codec_of(d).info.name;
 }
 
 std::optional<dialect> parse_dialect(std::string_view s) noexcept {
-  for (const auto& d : kDialects) {
-    if (d.name == s) return d.id;
+  for (const auto& c : detail::codecs()) {
+    if (c.info.name == s) return c.info.id;
+    for (const auto a : c.info.aliases) {
+      if (a == s) return c.info.id;
+    }
   }
-  if (s == "openchatml-2.2" || s == "2.2") return dialect::ocml_2_2;
-  if (s == "openchatml-2.0" || s == "2.0") return dialect::ocml_2_0;
-  if (s == "openchatml-0.1" || s == "0.1") return dialect::ocml_0_1;
-  if (s == "hip-1" || s == "HIP-1" || s == "gpt-oss") return dialect::harmony;
-  if (s == "qwen" || s == "qwen2.5" || s == "hermes") return dialect::chatml;
   return std::nullopt;
 }
 

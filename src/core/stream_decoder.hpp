@@ -18,6 +18,4 @@ class stream_decoder {
   [[nodiscard]] virtual std::size_t offset() const noexcept = 0;
 };
 
-std::unique_ptr<stream_decoder> make_openchatml_decoder(decoder_options o, decoder::sink s);
-
 }  // namespace ocml::detail

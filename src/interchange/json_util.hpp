@@ -62,12 +62,17 @@ struct call_json_rules {
   bool read_id = false;                ///< PCML carries the call id in the object.
   bool raw_string_arguments = true;    ///< A string `arguments` is taken as the text itself.
   std::string_view missing_arguments;  ///< Arguments text when the object has none.
+  /// Lenient reading of what models write: `"parameters"` for `"arguments"`, and arguments
+  /// serialized once too often (a JSON string holding an object) decoded once. Each such
+  /// repair is described in `recovered`.
+  bool repair = false;
 };
 
 /// Reads `{"name": ..., "arguments": ...}` into `out` (arguments in Python's spelling).
-/// Returns false with `error` set when the text is not such an object.
+/// Returns false with `error` set when the text is not such an object. With
+/// `rules.repair`, `recovered` (when given) receives a note per repair made.
 inline bool read_call_json(std::string_view body, const call_json_rules& rules, tool_call& out,
-                           std::string& error) {
+                           std::string& error, std::string* recovered = nullptr) {
   try {
     const json j = json::parse(body);
     if (!j.is_object() || !j.contains("name") || !j["name"].is_string()) {
@@ -75,8 +80,22 @@ inline bool read_call_json(std::string_view body, const call_json_rules& rules, 
     }
     out.name = j["name"];
     if (rules.read_id && j.contains("id") && j["id"].is_string()) out.id = j["id"];
-    if (j.contains("arguments")) {
-      const json& a = j["arguments"];
+    const char* key = "arguments";
+    if (rules.repair && !j.contains(key) && j.contains("parameters")) {
+      key = "parameters";
+      if (recovered != nullptr) *recovered += "\"parameters\" read as \"arguments\"; ";
+    }
+    if (j.contains(key)) {
+      const json& a = j[key];
+      if (rules.repair && a.is_string()) {
+        if (auto inner = try_parse_json(a.get_ref<const std::string&>());
+            inner && inner->is_object()) {
+          if (recovered != nullptr)
+            *recovered += "arguments given as a JSON string, decoded once; ";
+          out.arguments = python_json_dumps(*inner);
+          return true;
+        }
+      }
       out.arguments =
           a.is_string() && rules.raw_string_arguments ? a.get<std::string>() : python_json_dumps(a);
     } else {

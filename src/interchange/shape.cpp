@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <map>
 
+#include "core/codec.hpp"
 #include "ocml/convert.hpp"
 #include "ocml/model.hpp"
 
@@ -55,7 +56,7 @@ void expand(const message& m, std::vector<message>& out) {
 }  // namespace
 
 bool uses_grouped_form(dialect d) noexcept {
-  return d != dialect::ocml_2_2 && d != dialect::ocml_2_0 && d != dialect::harmony;
+  return detail::codec_of(d).shape == detail::turn_shape::grouped;
 }
 
 conversation split_form(const conversation& c) {
@@ -135,11 +136,12 @@ conversation grouped_form(const conversation& c) {
     }
     // OpenAI writes an assistant message's calls last: reasoning or text after calls starts
     // the next message (a call ends the turn in 2.x and harmony too).
-    if (m.recipient.empty() && !g.tool_calls.empty()) flush();
+    const recipient_kind t = classify_recipient(m.recipient);
+    if (t != recipient_kind::function && !g.tool_calls.empty()) flush();
     open = true;
-    if (!m.recipient.empty()) {
+    if (t == recipient_kind::function) {
       g.tool_calls.push_back({m.call_id, function_name(m.recipient), m.content});
-    } else if (m.effective_channel() == "analysis") {
+    } else if (t == recipient_kind::builtin || m.effective_channel() == "analysis") {
       if (!g.reasoning.empty()) g.reasoning += "\n";
       g.reasoning += m.content;
     } else {

@@ -77,13 +77,34 @@ void openai_chunk_writer::operator()(const delta& d) {
   if (!role_sent_ && d.kind != delta_kind::diagnostic) role();
   switch (d.kind) {
     case delta_kind::text:
-    case delta_kind::reasoning:
+    case delta_kind::commentary:  // a preamble: visible text, as in the non-streamed form
+    case delta_kind::reasoning: {
+      const bool reasoning = d.kind == delta_kind::reasoning;
+      std::size_t& last = reasoning ? last_reasoning_ : last_text_;
       open();
-      buf_ += d.kind == delta_kind::text ? "{\"content\":" : "{\"reasoning_content\":";
-      str(buf_, d.text);
+      if (!d.block.empty()) {  // 0.1 reflection/introspection: their own keys, not joined
+        buf_ += "{\"";
+        buf_ += d.block;
+        buf_ += "\":";
+        str(buf_, d.text);
+        buf_ += '}';
+        close();
+        return;
+      }
+      buf_ += reasoning ? "{\"reasoning_content\":" : "{\"content\":";
+      if (last != kNone && last != d.message_index) {
+        // The next message's text: joined with "\n", as the whole response joins them.
+        std::string joined = "\n";
+        joined += d.text;
+        str(buf_, joined);
+      } else {
+        str(buf_, d.text);
+      }
+      last = d.message_index;
       buf_ += '}';
       close();
       return;
+    }
     case delta_kind::call_begin:
       open();
       buf_ += "{\"tool_calls\":[{\"index\":";

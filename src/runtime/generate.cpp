@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "core/codec.hpp"
 #include "ocml/decoder.hpp"
 
 namespace ocml {
@@ -10,7 +11,7 @@ namespace ocml {
 namespace {
 
 bool openchatml_family(dialect d) noexcept {
-  return d == dialect::ocml_2_2 || d == dialect::ocml_2_0 || d == dialect::harmony;
+  return detail::codec_of(d).family == "openchatml";
 }
 
 // Bytes of `s` that may be kept without cutting a UTF-8 sequence, at most `n`.

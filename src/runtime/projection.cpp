@@ -61,6 +61,7 @@ delta projection::make(delta_kind k, std::size_t offset) const {
   d.channel = channel_;
   d.recipient = recipient_;
   d.intent = intent_;
+  d.block = block_;
   d.call_index = calls_ == 0 ? 0 : calls_ - 1;
   d.call_id = call_id_;
   d.name = name_;
@@ -80,7 +81,10 @@ void projection::operator()(const event& e) {
       intent_ = m.intent;
       newline_ = false;
       sink_(make(delta_kind::message_begin, e.offset));
-      call_open_ = !m.recipient.empty();
+      const recipient_kind target = classify_recipient(m.recipient);
+      // A built-in tool's call (browser.search, python) is the engine's business: reasoning.
+      if (target == recipient_kind::builtin) channel_ = "analysis";
+      call_open_ = target == recipient_kind::function;
       if (call_open_) {
         constexpr std::string_view ns = "functions.";
         std::string_view name = m.recipient;
@@ -102,9 +106,15 @@ void projection::operator()(const event& e) {
       }
       return;
     case event_kind::reasoning:
+      if (projected_) text(delta_kind::reasoning, e.text, e.offset);
+      return;
     case event_kind::reflection:
     case event_kind::introspection:
-      if (projected_) text(delta_kind::reasoning, e.text, e.offset);
+      if (projected_) {
+        block_ = e.kind == event_kind::reflection ? "reflection" : "introspection";
+        text(delta_kind::reasoning, e.text, e.offset);
+        block_ = {};
+      }
       return;
     case event_kind::tool_call:
       if (!projected_) return;
@@ -141,7 +151,7 @@ void projection::operator()(const event& e) {
 
 void projection::text(delta_kind k, std::string_view t, std::size_t offset) {
   if (t.empty()) return;
-  if (carry_len_ != 0 && carry_kind_ != k) flush_carry();
+  if (carry_len_ != 0 && (carry_kind_ != k || carry_block_ != block_)) flush_carry();
   delta d = make(k, offset);
   d.text = t;
   whole_chars(d);
@@ -167,6 +177,7 @@ void projection::whole_chars(delta d) {
     carry_need_ = sequence_length(static_cast<unsigned char>(carry_[0]));
     carry_offset_ = d.offset + t.size() - keep;
     carry_kind_ = d.kind;
+    carry_block_ = d.block;
     t.remove_suffix(keep);
   }
   if (t.empty()) return;
@@ -185,6 +196,7 @@ void projection::deliver(const delta& d) {
 void projection::flush_carry() {
   if (carry_len_ == 0) return;
   delta d = make(carry_kind_, carry_offset_);
+  d.block = carry_block_;
   d.text = std::string_view(carry_, carry_len_);
   carry_len_ = 0;
   deliver(d);

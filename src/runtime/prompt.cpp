@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "core/codec.hpp"
 #include "ocml/render.hpp"
 
 namespace ocml {
@@ -57,20 +58,8 @@ result<std::string> render_prompt(const conversation& c, const prompt_options& o
 }  // namespace
 
 std::vector<std::string> stop_sequences(dialect d) {
-  switch (d) {
-    case dialect::ocml_2_2:
-    case dialect::ocml_2_0:
-    case dialect::harmony:
-      return {"<|return|>", "<|call|>"};
-    case dialect::chatml:
-    case dialect::ocml_0_1:
-      return {"<|im_end|>"};
-    case dialect::pcml:
-      return {"<end>"};
-    case dialect::gabgpt:
-      return {"<|end|>"};
-  }
-  return {};
+  const auto stop = detail::codec_of(d).info.stop;
+  return {stop.begin(), stop.end()};
 }
 
 std::size_t drop_finished_reasoning(conversation& conv) {

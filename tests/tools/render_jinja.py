@@ -2,7 +2,7 @@
 """Renders OpenAI conversations (one JSON object per line) with a chat template the way
 Hugging Face transformers does: ImmutableSandboxedEnvironment, trim_blocks, lstrip_blocks,
 tojson = json.dumps(ensure_ascii=False), tool-call arguments given as JSON strings parsed
-into objects first. Writes one JSON string (the rendered text) per line.
+into objects first, a conversation's `chat_template_kwargs` passed as template variables. Writes one JSON string (the rendered text) per line.
 
 usage: render_jinja.py TEMPLATE IN.jsonl OUT.jsonl
 """
@@ -33,7 +33,8 @@ def main():
                     if isinstance(fn.get("arguments"), str):
                         fn["arguments"] = json.loads(fn["arguments"])
             text = template.render(messages=messages, tools=conv.get("tools"),
-                                   add_generation_prompt=conv.get("add_generation_prompt", False))
+                                   add_generation_prompt=conv.get("add_generation_prompt", False),
+                                   **conv.get("chat_template_kwargs", {}))
             fout.write(json.dumps(text, ensure_ascii=False) + "\n")
 
 

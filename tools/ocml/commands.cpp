@@ -112,6 +112,16 @@ line_result render_one(const render_args& a, std::string_view input) {
   render_options o;
   o.dialect = a.dialect;
   o.add_generation_prompt = a.add_generation_prompt;
+  // Per-conversation template switches, as vLLM and SGLang requests carry them.
+  if (input.find("\"chat_template_kwargs\"") != std::string_view::npos) {
+    const json j = json::parse(input, nullptr, /*allow_exceptions=*/false);
+    if (j.is_object() && j.contains("chat_template_kwargs")) {
+      const json& kw = j["chat_template_kwargs"];
+      if (kw.is_object() && kw.contains("enable_thinking") && kw["enable_thinking"].is_boolean()) {
+        o.enable_thinking = kw["enable_thinking"].get<bool>();
+      }
+    }
+  }
   o.training = a.training;
   o.drop_analysis = a.dialect == dialect::harmony && !a.keep_analysis;
   auto text = render(*conv, o, &r.diagnostics);

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string_view>
 #include <vector>
 
@@ -22,10 +23,37 @@ inline constexpr std::string_view kToolsTail =
     "arguments within <tool_call></tool_call> XML tags:\n<tool_call>\n{\"name\": "
     "<function-name>, \"arguments\": <args-json-object>}\n</tool_call>";
 
-enum token_id : std::size_t { im_start, im_end, call_open, call_close, resp_open, resp_close };
+enum token_id : std::size_t {
+  im_start,
+  im_end,
+  call_open,
+  call_close,
+  resp_open,
+  resp_close,
+  think_open,  // Qwen3 only
+  think_close,
+};
 inline const std::vector<std::string> kTokens = {"<|im_start|>",    "<|im_end|>",
                                                  "<tool_call>",     "</tool_call>",
                                                  "<tool_response>", "</tool_response>"};
+/// Qwen3's: ChatML's and the think tags.
+inline const std::vector<std::string> kThinkTokens = {
+    "<|im_start|>",    "<|im_end|>",       "<tool_call>", "</tool_call>",
+    "<tool_response>", "</tool_response>", "<think>",     "</think>"};
+
+/// The tool object as templates print it (`tool | tojson`): as given, else rebuilt.
+[[nodiscard]] json tool_object(const tool& t);
+/// Why message `i` cannot be written (its content spells markup ChatML cannot escape),
+/// or empty.
+[[nodiscard]] std::string forged(const message& m, std::size_t i);
+/// Appends `<tool_call>\n{"name": …, "arguments": …}\n</tool_call>` (arguments in Python's
+/// json.dumps spelling); the error when the name would break the JSON.
+[[nodiscard]] std::optional<diagnostic> write_call(const tool_call& tc, std::size_t i,
+                                                   std::string& out,
+                                                   std::vector<diagnostic>* warnings);
+/// Appends tool reply `i` as a `<tool_response>` block, opening and closing the user turn
+/// that holds a run of replies.
+void write_reply(const std::vector<message>& ms, std::size_t i, std::string& out);
 
 /// The warnings both renderers give for what ChatML drops.
 [[nodiscard]] diagnostic dropped(std::size_t message, std::string_view what);
@@ -46,6 +74,19 @@ bool render_openai_text(std::string_view text, bool add_generation_prompt, std::
 /// was.
 bool render_openai_json_text(std::string_view text, bool add_generation_prompt, escaped_buffer& out,
                              std::vector<diagnostic>& warnings);
-std::unique_ptr<stream_decoder> make_decoder(decoder_options o, decoder::sink s);
+/// What sets a ChatML-family model's markup apart from Qwen2.5's.
+struct variant {
+  /// `<think>…</think>` at the start of an assistant turn is its reasoning (Qwen3).
+  bool think = false;
+  /// The tools block of the system turn, from its head to the end of the turn. Qwen2.5's
+  /// head begins with the blank line after the system text; otherwise (Qwen3) the system
+  /// text, if any, is followed by "\n\n" and a system turn that is only the tools block
+  /// holds no system message.
+  std::string_view tools_head = kToolsHead;
+};
+
+/// The ChatML decoder (Qwen2.5's markup unless `v` says otherwise).
+std::unique_ptr<stream_decoder> make_decoder(decoder_options o, decoder::sink s,
+                                             const variant& v = {});
 
 }  // namespace ocml::detail::chatml

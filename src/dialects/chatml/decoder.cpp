@@ -2,6 +2,7 @@
 #include <string>
 
 #include "core/emitter.hpp"
+#include "core/json_extent.hpp"
 #include "core/scan.hpp"
 #include "dialects/chatml/chatml.hpp"
 #include "interchange/json_util.hpp"
@@ -12,20 +13,26 @@ namespace ocml::detail::chatml {
 namespace {
 
 enum class state : std::uint8_t {
-  between,     // outside messages
-  role_line,   // after <|im_start|>, up to the newline
-  user_start,  // first bytes of a user body: text, or <tool_response> blocks
-  body,        // message text
-  call,        // inside <tool_call>
-  after_call,  // between </tool_call> and the next <tool_call> or <|im_end|>
-  response,    // inside <tool_response>
-  after_resp,  // between </tool_response> and the next block or <|im_end|>
+  between,      // outside messages
+  role_line,    // after <|im_start|>, up to the newline
+  user_start,   // first bytes of a user body: text, or <tool_response> blocks
+  body,         // message text
+  call,         // inside <tool_call>
+  after_call,   // between </tool_call> and the next <tool_call> or <|im_end|>
+  response,     // inside <tool_response>
+  after_resp,   // between </tool_response> and the next block or <|im_end|>
+  think,        // Qwen3: inside <think> (reasoning)
+  maybe_think,  // Qwen3 completion: text held until </think> says it was reasoning
 };
 
 class decoder_impl final : public stream_decoder, public token_stream::handler {
  public:
-  decoder_impl(decoder_options o, decoder::sink s)
-      : opt_(std::move(o)), ts_(kTokens), em_(opt_, std::move(s), ts_) {
+  decoder_impl(decoder_options o, decoder::sink s, const variant& v)
+      : opt_(std::move(o)),
+        ts_(v.think ? kThinkTokens : kTokens),
+        em_(opt_, std::move(s), ts_),
+        think_(v.think),
+        tools_head_(v.tools_head) {
     if (opt_.completion) {
       role_ = opt_.completion_role;
       open_body(0);
@@ -40,11 +47,21 @@ class decoder_impl final : public stream_decoder, public token_stream::handler {
     ts_.finish(*this);
     const std::size_t off = ts_.consumed();
     if (st_ == state::between) return;
-    const bool soft = opt_.lenient || opt_.completion;
-    em_.report(error_code::stream_truncated, soft ? severity::warning : severity::error, off,
-               st_ == state::role_line ? "input ended inside a role line"
-                                       : "input ended inside a message (no <|im_end|>)");
-    if (st_ == state::call) em_.text(buf_, call_off_);
+    if (st_ == state::maybe_think) {
+      flush_maybe_think();
+    } else if (st_ == state::think) {
+      held_nl_ = 0;  // the reasoning's trailing newlines, as before </think>
+    }
+    if (st_ == state::call) {
+      // A call the model never closed (EOS right after its JSON is common in the wild).
+      if (!unclosed_call(error_code::stream_truncated, off, "input ended inside <tool_call>"))
+        return;
+    } else {
+      const bool soft = opt_.lenient || opt_.completion;
+      em_.report(error_code::stream_truncated, soft ? severity::warning : severity::error, off,
+                 st_ == state::role_line ? "input ended inside a role line"
+                                         : "input ended inside a message (no <|im_end|>)");
+    }
     if (is_system_) flush_system(off);
     flush_nl();
     em_.end(end_token::unterminated, off);
@@ -81,6 +98,14 @@ class decoder_impl final : public stream_decoder, public token_stream::handler {
         if (!em_.fits(buf_.size(), t.size(), opt_.limits.max_buffered_body_bytes, off, "tool call"))
           return;
         buf_.append(t);
+        ext_.feed(t);
+        if (opt_.lenient && ext_.current() == json_extent::state::not_object) {
+          // Prose that mentions the tag ("wrap each call in a <tool_call> tag"): text.
+          em_.report_at(error_code::body_constraint_violation, severity::warning, call_tag_off_,
+                        call_tag_pos_,
+                        "recovered: <tool_call> is not followed by a JSON object (kept as text)");
+          revert_call(false);
+        }
         return;
       case state::after_call:
         if (after_call_nl_) {  // the separator before the next <tool_call>
@@ -99,6 +124,16 @@ class decoder_impl final : public stream_decoder, public token_stream::handler {
         after_call_reported_ = true;
         em_.text(t, off);
         return;
+      case state::think:
+        think_text(t, off);
+        return;
+      case state::maybe_think:
+        if (buf_.empty()) held_off_ = off;
+        if (!em_.fits(buf_.size(), t.size(), opt_.limits.max_buffered_body_bytes, off,
+                      "text before </think>"))
+          return;
+        buf_.append(t);
+        return;
       case state::response:
         if (strip_leading_nl_) {
           strip_leading_nl_ = false;
@@ -113,7 +148,7 @@ class decoder_impl final : public stream_decoder, public token_stream::handler {
   }
 
   void on_token(std::size_t id, std::size_t off) override {
-    const std::size_t after = off + kTokens[id].size();
+    const std::size_t after = off + tok(id).size();
     switch (st_) {
       case state::between:
         if (id == im_start) {
@@ -123,7 +158,7 @@ class decoder_impl final : public stream_decoder, public token_stream::handler {
           st_ = state::role_line;
         } else {
           (void)em_.recoverable(error_code::unexpected_token, off,
-                                "stray " + kTokens[id] + " outside a message");
+                                "stray " + tok(id) + " outside a message");
         }
         return;
       case state::role_line:
@@ -132,7 +167,7 @@ class decoder_impl final : public stream_decoder, public token_stream::handler {
           close(off);
           return;
         }
-        em_.fail(error_code::parse_header, off, kTokens[id] + " inside a role line");
+        em_.fail(error_code::parse_header, off, tok(id) + " inside a role line");
         return;
       case state::user_start:
         if (id == resp_open) {
@@ -149,10 +184,21 @@ class decoder_impl final : public stream_decoder, public token_stream::handler {
         body_token(id, off, after);
         return;
       case state::call:
-        if (id == call_close) {
-          finish_call();
+        if (ext_.in_string() && id != im_end) {
+          // A tag inside a JSON string is part of the string.
+          buf_ += tok(id);
+        } else if (id == call_close) {
+          if (!finish_call(true)) return;
           st_ = state::after_call;
           after_call_nl_ = true;
+        } else if (id == im_end) {
+          if (unclosed_call(error_code::unexpected_token, off, "<|im_end|> inside <tool_call>"))
+            close(off);
+        } else if (id == call_open && opt_.lenient && ext_.complete()) {
+          em_.report(error_code::unexpected_token, severity::warning, off,
+                     "recovered: <tool_call> without </tool_call> before the next <tool_call>");
+          (void)finish_call(false);
+          if (!em_.failed()) start_call(off, after);
         } else {
           unexpected(id, off);
         }
@@ -160,7 +206,7 @@ class decoder_impl final : public stream_decoder, public token_stream::handler {
       case state::after_call:
         after_call_nl_ = false;
         if (id == call_open) {
-          start_call(after);
+          start_call(off, after);
         } else if (id == im_end) {
           close(off);
         } else {
@@ -177,11 +223,43 @@ class decoder_impl final : public stream_decoder, public token_stream::handler {
           unexpected(id, off);
         }
         return;
+      case state::think:
+        if (id == think_close) {
+          end_think();
+        } else if (id == im_end) {
+          if (!em_.recoverable(error_code::unexpected_token, off,
+                               "<|im_end|> inside <think> (reasoning kept)")) {
+            return;
+          }
+          held_nl_ = 0;
+          close(off);
+        } else {
+          think_text(tok(id), off);  // a tag inside <think> is reasoning text, never a call
+        }
+        return;
+      case state::maybe_think:
+        if (id == think_close) {
+          // The prompt opened the block: what came before </think> was reasoning.
+          const std::string held = std::move(buf_);
+          buf_.clear();
+          st_ = state::think;
+          lead_ = true;
+          think_text(held, held_off_);
+          end_think();
+        } else if (id == think_open && is_blank(buf_)) {
+          buf_.clear();
+          start_think();
+        } else {
+          flush_maybe_think();
+          on_token(id, off);
+        }
+        return;
     }
   }
 
  private:
   void begin(role r, std::size_t off) {
+    strip_lead_ = false;
     message m;
     m.role = r;
     em_.begin(std::move(m), off);
@@ -209,10 +287,20 @@ class decoder_impl final : public stream_decoder, public token_stream::handler {
       st_ = state::user_start;
       return true;
     }
-    begin(rr, header_off_);
     is_system_ = rr == role::system;
+    // A system turn whose head is not Qwen2.5's may be only a tools block: no message.
+    if (!(is_system_ && tools_head_ != kToolsHead)) begin(rr, header_off_);
     buf_.clear();
     st_ = state::body;
+    fresh_ = true;
+    strip_lead_ = false;
+    if (think_ && rr == role::assistant && opt_.completion && body_off == 0) {
+      if (opt_.think == think_start::open) {
+        start_think();
+      } else if (opt_.think == think_start::detect) {
+        st_ = state::maybe_think;
+      }
+    }
     return true;
   }
 
@@ -223,7 +311,16 @@ class decoder_impl final : public stream_decoder, public token_stream::handler {
   // Text of a body. The newline the template puts before a tag is held back until we know
   // whether a tag follows. System bodies are kept whole: the tools block is cut at the end.
   void body_text(std::string_view t, std::size_t off) {
+    if (strip_lead_) {  // the content after </think> starts after its newlines
+      while (!t.empty() && t.front() == '\n') {
+        t.remove_prefix(1);
+        ++off;
+      }
+      if (t.empty()) return;
+      strip_lead_ = false;
+    }
     if (t.empty()) return;
+    fresh_ = false;
     if (is_system_) {
       if (!em_.fits(buf_.size(), t.size(), opt_.limits.max_buffered_body_bytes, off,
                     "system message"))
@@ -247,13 +344,18 @@ class decoder_impl final : public stream_decoder, public token_stream::handler {
 
   void body_token(std::size_t id, std::size_t off, std::size_t after) {
     const role r = em_.current().role;
+    if (id == think_open && r == role::assistant && st_ == state::body && fresh_) {
+      start_think();
+      return;
+    }
+    fresh_ = false;
+    strip_lead_ = false;  // only the text straight after </think> loses its newlines
     if (id == im_end && st_ == state::body) {
       if (is_system_) flush_system(off);
       flush_nl();
       close(off);
     } else if (id == call_open && r == role::assistant && st_ == state::body) {
-      pending_nl_ = false;  // the template's separator
-      start_call(after);
+      start_call(off, after);
     } else if (id == resp_close && st_ == state::response) {
       pending_nl_ = false;
       em_.end(end_token::end, off);
@@ -262,7 +364,7 @@ class decoder_impl final : public stream_decoder, public token_stream::handler {
                !(r == role::tool && st_ == state::response && id == resp_open)) {
       // Tags that mean nothing in this role are text (the renderer refuses only the ones
       // that would: tool tags in assistant turns, response tags in user and tool turns).
-      body_text(kTokens[id], off);
+      body_text(tok(id), off);
     } else {
       unexpected(id, off);
     }
@@ -270,14 +372,14 @@ class decoder_impl final : public stream_decoder, public token_stream::handler {
 
   void unexpected(std::size_t id, std::size_t off) {
     if (!em_.recoverable(error_code::unexpected_token, off,
-                         kTokens[id] + " out of place (kept as text)")) {
+                         tok(id) + " out of place (kept as text)")) {
       return;
     }
     if (st_ == state::call) {
-      buf_ += kTokens[id];
+      buf_ += tok(id);
     } else if (em_.open()) {
       flush_nl();
-      em_.text(kTokens[id], off);
+      em_.text(tok(id), off);
     }
   }
 
@@ -287,11 +389,54 @@ class decoder_impl final : public stream_decoder, public token_stream::handler {
     em_.allow_stray();
   }
 
-  void start_call(std::size_t after) {
+  // `<tool_call>` at `tag`, its body from `after`. The newline before the tag is the
+  // template's separator, unless the call turns out to be text.
+  void start_call(std::size_t tag, std::size_t after) {
+    call_nl_ = pending_nl_;
+    pending_nl_ = false;
+    call_text_off_ = call_nl_ ? nl_off_ : tag;
+    call_text_pos_ = em_.where(call_text_off_);
+    call_tag_off_ = tag;
+    call_tag_pos_ = em_.where(tag);
     buf_.clear();
+    ext_.reset();
     call_off_ = after;
     call_pos_ = em_.where(after);
     st_ = state::call;
+  }
+
+  // The call's bytes as they were written (its separator, tag, body and, when `closed`, its
+  // close tag) become text of the message, in lenient mode.
+  void revert_call(bool closed) {
+    std::string t = call_nl_ ? "\n" : "";
+    t += kTokens[call_open];
+    t += buf_;
+    if (closed) t += kTokens[call_close];
+    buf_.clear();
+    st_ = state::body;
+    // A final newline is held back as body text's is (a tag may follow it).
+    const bool nl = !closed && t.back() == '\n';
+    if (nl) t.pop_back();
+    em_.text_at(t, call_text_off_, call_text_pos_);
+    if (nl) {
+      pending_nl_ = true;
+      nl_off_ = call_text_off_ + t.size();
+    }
+  }
+
+  // A call cut off by <|im_end|> or the end of input (`why`, reported with `code`): its JSON
+  // complete is a call, else its text; an error in strict mode. False when decoding stopped.
+  bool unclosed_call(error_code code, std::size_t off, const char* why) {
+    if (!em_.recoverable(
+            code, off,
+            std::string(why) + (ext_.complete() && opt_.lenient ? " (read as an unclosed call)"
+                                                                : " (kept as text)"))) {
+      return false;
+    }
+    if (!ext_.complete() || !finish_call(false)) {
+      if (st_ == state::call) revert_call(false);
+    }
+    return true;
   }
 
   void start_response() {
@@ -300,26 +445,116 @@ class decoder_impl final : public stream_decoder, public token_stream::handler {
     pending_nl_ = false;
   }
 
-  void finish_call() {
+  // Reads the buffered call (`closed`: its </tool_call> was seen). A body that is not a
+  // call is an error in strict mode and its text in lenient mode. False when decoding
+  // stopped, or (lenient) when the call became text.
+  bool finish_call(bool closed) {
     std::string_view body(buf_);
     if (body.starts_with('\n')) body.remove_prefix(1);
     if (body.ends_with('\n')) body.remove_suffix(1);
     tool_call tc;
     std::string why;
-    if (!read_call_json(body, {.raw_string_arguments = false, .missing_arguments = "{}"}, tc,
-                        why)) {
-      em_.report_at(error_code::body_constraint_violation, em_.soft(), call_off_, call_pos_,
-                    "<tool_call> is not {\"name\", \"arguments\"} JSON: " + why);
-      tc.arguments = std::string(body);
+    std::string repaired;
+    if (!read_call_json(
+            body,
+            {.raw_string_arguments = false, .missing_arguments = "{}", .repair = opt_.lenient}, tc,
+            why, &repaired)) {
+      const std::string what = "<tool_call> is not {\"name\", \"arguments\"} JSON: " + why;
+      if (!opt_.lenient) {
+        em_.report_at(error_code::body_constraint_violation, severity::error, call_off_, call_pos_,
+                      what);
+        em_.stop(call_off_);
+        return false;
+      }
+      em_.report_at(error_code::body_constraint_violation, severity::warning, call_off_, call_pos_,
+                    "recovered: " + what + " (kept as text)");
+      revert_call(closed);
+      return false;
+    }
+    if (!repaired.empty()) {
+      repaired.resize(repaired.size() - 2);
+      em_.report_at(error_code::body_constraint_violation, severity::warning, call_off_, call_pos_,
+                    "recovered: " + repaired);
     }
     em_.call(tc, call_off_);
+    buf_.clear();
+    return true;
+  }
+
+  [[nodiscard]] const std::string& tok(std::size_t id) const {
+    return (think_ ? kThinkTokens : kTokens)[id];
+  }
+  static bool is_blank(std::string_view s) {
+    return s.find_first_not_of(" \t\r\n") == std::string_view::npos;
+  }
+
+  void start_think() {
+    st_ = state::think;
+    lead_ = true;
+    held_nl_ = 0;
+    fresh_ = false;
+  }
+  void end_think() {
+    held_nl_ = 0;  // "\n</think>": the template's, not the reasoning's
+    st_ = state::body;
+    strip_lead_ = true;
+  }
+  // Reasoning text: the newlines after <think> and before </think> are the template's.
+  void think_text(std::string_view t, std::size_t off) {
+    if (lead_) {
+      while (!t.empty() && t.front() == '\n') {
+        t.remove_prefix(1);
+        ++off;
+      }
+      if (t.empty()) return;
+      lead_ = false;
+    }
+    std::size_t k = t.size();
+    while (k > 0 && t[k - 1] == '\n') --k;
+    if (k > 0) {
+      static constexpr std::string_view kNewlines = "\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n";
+      for (std::size_t at = held_off_; held_nl_ > 0;) {
+        const std::size_t n = std::min(held_nl_, kNewlines.size());
+        em_.reasoning(kNewlines.substr(0, n), at);
+        at += n;
+        held_nl_ -= n;
+      }
+      em_.reasoning(t.substr(0, k), off);
+    }
+    if (k < t.size()) {
+      if (held_nl_ == 0) held_off_ = off + k;
+      held_nl_ += t.size() - k;
+    }
+  }
+  // Qwen3 completion: no </think> came, so the held text was the answer.
+  void flush_maybe_think() {
+    st_ = state::body;
+    if (!buf_.empty()) {
+      const std::string held = std::move(buf_);
+      buf_.clear();
+      body_text(held, held_off_);
+    }
+  }
+
+  // Where the tools block begins in a system body (npos: none), and where the system text
+  // before it ends.
+  [[nodiscard]] std::pair<std::size_t, std::size_t> tools_block(std::string_view body) const {
+    if (tools_head_ == kToolsHead) {
+      const auto head = body.find(kToolsHead);
+      return {head, head};
+    }
+    if (body.starts_with(tools_head_)) return {0, 0};
+    const std::string sep = "\n\n" + std::string(tools_head_);
+    const auto at = body.find(sep);
+    return at == std::string_view::npos ? std::pair{at, at} : std::pair{at + 2, at};
   }
 
   void flush_system(std::size_t off) {
     std::string_view body(buf_);
-    const auto head = body.find(kToolsHead);
+    const auto [head, text_end] = tools_block(body);
+    const bool own_head = tools_head_ != kToolsHead;
     if (head != std::string_view::npos && body.ends_with(kToolsTail)) {
-      std::string_view list = body.substr(head + kToolsHead.size());
+      std::string_view list = body.substr(head + tools_head_.size());
       list.remove_suffix(kToolsTail.size());
       json arr = json::array();
       bool ok = true;
@@ -342,13 +577,18 @@ class decoder_impl final : public stream_decoder, public token_stream::handler {
       std::string err;
       if (ok && read_tools(arr, tools_, err)) {
         em_.tools(tools_, body_off_ + head);
-        body = body.substr(0, head);
+        body = body.substr(0, text_end);
+        if (own_head && head == 0) {  // only the tools block: no system message
+          buf_.clear();
+          return;
+        }
       } else {
         em_.report_at(error_code::parse_header, em_.soft(), body_off_ + head,
                       advance(body_pos_, std::string_view(buf_).substr(0, head)),
                       "system tools block is not one JSON tool per line");
       }
     }
+    if (own_head) begin(role::system, header_off_);
     em_.text_at(body, body_off_, body_pos_);
     buf_.clear();
     (void)off;
@@ -364,8 +604,14 @@ class decoder_impl final : public stream_decoder, public token_stream::handler {
   std::size_t header_off_ = 0;
   std::size_t body_off_ = 0;
   std::size_t call_off_ = 0;
+  std::size_t call_tag_off_ = 0;
+  std::size_t call_text_off_ = 0;
   std::size_t nl_off_ = 0;
+  json_extent ext_;
+  bool call_nl_ = false;
   position call_pos_;
+  position call_tag_pos_;
+  position call_text_pos_;
   position body_pos_;
   position header_pos_;
   bool after_call_nl_ = false;
@@ -373,12 +619,20 @@ class decoder_impl final : public stream_decoder, public token_stream::handler {
   bool pending_nl_ = false;
   bool is_system_ = false;
   bool strip_leading_nl_ = false;
+  // Qwen3.
+  bool think_ = false;
+  std::string_view tools_head_;
+  bool fresh_ = false;       // nothing written yet in the assistant body
+  bool lead_ = false;        // at the start of the reasoning (its newlines are skipped)
+  bool strip_lead_ = false;  // after </think> (the content's leading newlines are skipped)
+  std::size_t held_nl_ = 0;  // trailing newlines of the reasoning, held
+  std::size_t held_off_ = 0;
 };
 
 }  // namespace
 
-std::unique_ptr<stream_decoder> make_decoder(decoder_options o, decoder::sink s) {
-  return std::make_unique<decoder_impl>(std::move(o), std::move(s));
+std::unique_ptr<stream_decoder> make_decoder(decoder_options o, decoder::sink s, const variant& v) {
+  return std::make_unique<decoder_impl>(std::move(o), std::move(s), v);
 }
 
 }  // namespace ocml::detail::chatml

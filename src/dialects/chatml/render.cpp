@@ -1,6 +1,7 @@
 // ChatML renderer: byte-identical to Qwen2.5-Instruct's chat template as transformers
 // renders it (tool arguments as objects, JSON as Python's json.dumps(ensure_ascii=False)).
 #include <charconv>
+#include <optional>
 #include <string>
 
 #include "dialects/chatml/chatml.hpp"
@@ -9,8 +10,6 @@
 #include "ocml/convert.hpp"
 
 namespace ocml::detail::chatml {
-
-namespace {
 
 json tool_object(const tool& t) {
   if (!t.source.is_null()) return t.source;
@@ -44,6 +43,8 @@ std::string forged(const message& m, std::size_t i) {
   return {};
 }
 
+namespace {
+
 void warn(std::vector<diagnostic>* w, diagnostic d) {
   if (w != nullptr) w->push_back(std::move(d));
 }
@@ -72,6 +73,35 @@ diagnostic dropped_developer(std::size_t message) {
 }
 diagnostic dropped_ids_warning() {
   return warning("ChatML cannot hold tool call ids (dropped)");
+}
+
+std::optional<diagnostic> write_call(const tool_call& tc, std::size_t i, std::string& out,
+                                     std::vector<diagnostic>* warnings) {
+  if (tc.name.find('"') != std::string::npos || tc.name.find('\\') != std::string::npos) {
+    return make_error(error_code::unrepresentable, "message " + std::to_string(i) +
+                                                       ": tool name '" + tc.name +
+                                                       "' would break the template's JSON");
+  }
+  out += "<tool_call>\n{\"name\": \"";
+  out += tc.name;
+  out += "\", \"arguments\": ";
+  if (tc.arguments.empty()) {
+    out += "{}";  // a call without arguments (as the one-pass path writes it)
+  } else if (!python_dumps_text(tc.arguments, out)) {
+    warn(warnings, warning("message " + std::to_string(i) + ": arguments of '" + tc.name +
+                           "' are not JSON (written as a JSON string)"));
+    python_json_dumps(json(tc.arguments), out);
+  }
+  out += "}\n</tool_call>";
+  return std::nullopt;
+}
+
+void write_reply(const std::vector<message>& ms, std::size_t i, std::string& out) {
+  if (i == 0 || ms[i - 1].role != role::tool) out += "<|im_start|>user";
+  out += "\n<tool_response>\n";
+  out += ms[i].content;
+  out += "\n</tool_response>";
+  if (i + 1 == ms.size() || ms[i + 1].role != role::tool) out += "<|im_end|>\n";
 }
 
 result<std::string> render(const conversation& c0, const render_options& o,
@@ -107,15 +137,10 @@ result<std::string> render(const conversation& c0, const render_options& o,
       continue;
     }
     switch (m.role) {
-      case role::tool: {
+      case role::tool:
         if (!m.call_id.empty()) dropped_ids = true;
-        if (i == 0 || ms[i - 1].role != role::tool) out += "<|im_start|>user";
-        out += "\n<tool_response>\n";
-        out += m.content;
-        out += "\n</tool_response>";
-        if (i + 1 == ms.size() || ms[i + 1].role != role::tool) out += "<|im_end|>\n";
+        write_reply(ms, i, out);
         break;
-      }
       case role::assistant:
         if (!m.tool_calls.empty()) {
           out += "<|im_start|>assistant";
@@ -125,22 +150,8 @@ result<std::string> render(const conversation& c0, const render_options& o,
           }
           for (const auto& tc : m.tool_calls) {
             if (!tc.id.empty()) dropped_ids = true;
-            if (tc.name.find('"') != std::string::npos || tc.name.find('\\') != std::string::npos) {
-              return make_error(error_code::unrepresentable,
-                                "message " + std::to_string(i) + ": tool name '" + tc.name +
-                                    "' would break the template's JSON");
-            }
-            out += "\n<tool_call>\n{\"name\": \"";
-            out += tc.name;
-            out += "\", \"arguments\": ";
-            if (tc.arguments.empty()) {
-              out += "{}";  // a call without arguments (as the one-pass path writes it)
-            } else if (!python_dumps_text(tc.arguments, out)) {
-              warn(warnings, warning("message " + std::to_string(i) + ": arguments of '" + tc.name +
-                                     "' are not JSON (written as a JSON string)"));
-              python_json_dumps(json(tc.arguments), out);
-            }
-            out += "}\n</tool_call>";
+            out += '\n';
+            if (auto err = write_call(tc, i, out, warnings)) return *err;
           }
           out += "<|im_end|>\n";
           break;

@@ -18,6 +18,7 @@
 #include "core/stream_decoder.hpp"
 #include "core/utf8.hpp"
 #include "dialects/openchatml/header_parser.hpp"
+#include "dialects/openchatml/render_common.hpp"
 #include "ocml/decoder.hpp"
 
 namespace ocml {
@@ -62,6 +63,11 @@ class openchatml_decoder final : public detail::stream_decoder {
   std::string body_buf;  // kept only for <|constrain|>json checks
   bool keep_body = false;
   bool first_header = true;  // completion mode: the first header has a preset role
+  // Harmony, lenient: the header began at <|channel|> (no <|start|>assistant before it).
+  bool implicit_role = false;
+  // Harmony, lenient: a message made of text written outside any header (the model's
+  // visible text); a header token ends it without a further warning.
+  bool implicit_body = false;
   detail::utf8_stream utf8;
   bool utf8_reported = false;
   detail::position utf8_pending_pos;  // where utf8's unfinished sequence begins
@@ -129,6 +135,7 @@ class openchatml_decoder final : public detail::stream_decoder {
     h.dialect = opt.dialect;
     h.lenient = opt.lenient;
     if (opt.completion && first_header) h.preset_role = opt.completion_role;
+    if (implicit_role) h.preset_role = "assistant";
     return h;
   }
 
@@ -153,12 +160,14 @@ class openchatml_decoder final : public detail::stream_decoder {
     }
     (void)tok_off;
     first_header = false;
+    implicit_role = false;
     msg = std::move(ph.msg);
     start_body(body_off);
     return true;
   }
 
   void start_body(std::size_t body_off) {
+    implicit_body = false;
     body_offset = body_off;
     body_pos = lines.at(body_off);
     body_buf.clear();
@@ -384,14 +393,36 @@ class openchatml_decoder final : public detail::stream_decoder {
     return j + 1;
   }
 
+  [[nodiscard]] bool harmony_lenient() const noexcept {
+    return opt.lenient && opt.dialect == dialect::harmony;
+  }
+
   std::size_t step_between(const char* p, std::size_t i, std::size_t n, std::size_t base) {
     const char* c = find_token_candidate(p + i, p + n);
     const auto j = static_cast<std::size_t>(c - p);
+    if (harmony_lenient()) {
+      // Text outside any header is the assistant's visible text (a plain answer, a refusal,
+      // filler between calls): a message of its own, never skipped.
+      std::size_t k = i;
+      while (k < j && detail::is_space(p[k])) ++k;
+      if (k < j) {
+        report(error_code::stray_text, severity::warning, base + k,
+               "recovered: text outside any message (read as the assistant's visible text)");
+        implicit_text_message(base + k);
+        return k;
+      }
+    }
     if (!stray_check(p, i, j, base)) return n;
     if (j == n) return n;
     const auto m = match_token(c, n - j);
     if (m.status == match_status::need_more && !finishing) return j;
     if (m.status != match_status::matched) {
+      if (harmony_lenient()) {
+        report(error_code::stray_text, severity::warning, base + j,
+               "recovered: text outside any message (read as the assistant's visible text)");
+        implicit_text_message(base + j);
+        return j;
+      }
       if (!stray_check(p, j, j + 1, base)) return n;
       return j + 1;
     }
@@ -400,11 +431,72 @@ class openchatml_decoder final : public detail::stream_decoder {
       switch_to(state::header);
       return j + m.len;
     }
+    if (m.tok == token::channel && harmony_lenient()) {
+      implicit_header(p, j, m.len, base);
+      return j + m.len;
+    }
     if (!recoverable(error_code::unexpected_token, base + j,
                      "stray " + std::string(detail::token_text(m.tok)) + " outside a message")) {
       return n;
     }
     return j + m.len;
+  }
+
+  // Harmony, lenient: <|channel|> at p[j] where a header should have begun with
+  // <|start|>assistant (vLLM and SGLang see this as "unexpected token 200005 while expecting
+  // start token 200006"): an assistant header that begins at the token.
+  void implicit_header(const char* p, std::size_t j, std::size_t len, std::size_t base) {
+    report(error_code::unexpected_token, severity::warning, base + j,
+           "recovered: <|channel|> without <|start|>assistant (read as an assistant header)");
+    begin_header(base + j);
+    header_text.assign(p + j, len);
+    implicit_role = true;
+    switch_to(state::header);
+  }
+
+  // Harmony, lenient: an assistant message without a header whose body starts at `off`.
+  void implicit_text_message(std::size_t off) {
+    msg = message{};
+    msg.role = role::assistant;
+    first_header = false;
+    header_offset = off;
+    start_body(off);
+    implicit_body = true;
+    st_unchanged_ = false;
+  }
+
+  // Harmony, lenient completion: the first header holds text that no header begins with
+  // (only white space, `to=…`, <|channel|> and the role itself start one): the output has
+  // no header and the text is the answer. True when the header was turned into a body.
+  bool header_is_text() {
+    if (!(harmony_lenient() && opt.completion && first_header)) return false;
+    const std::string_view t = header_text;
+    std::size_t k = 0;
+    while (k < t.size() && detail::is_space(t[k])) ++k;
+    const auto starts = [](std::string_view r, std::string_view word) {
+      return r.size() <= word.size() ? word.starts_with(r) : r.starts_with(word);
+    };
+    const auto header_like = [&](std::string_view r) {
+      return r.empty() || r.front() == '<' || starts(r, "to=");
+    };
+    const std::string_view rest = t.substr(k);
+    const std::string_view role_word = opt.completion_role;
+    bool like = header_like(rest);
+    if (!like && starts(rest, role_word)) {  // the role repeated: "assistant to=…"
+      std::string_view after = rest.substr(std::min(rest.size(), role_word.size()));
+      like = after.empty();
+      if (!like && (detail::is_space(after.front()) || after.front() == '<')) {
+        while (!after.empty() && detail::is_space(after.front())) after.remove_prefix(1);
+        like = header_like(after);
+      }
+    }
+    if (like) return false;
+    report(error_code::parse_header, severity::warning, header_offset + k,
+           "recovered: output without a header (read as the assistant's visible text)");
+    const std::string body(rest);
+    implicit_text_message(header_offset + k);
+    content(body, header_offset + k);
+    return true;
   }
 
   // Text between messages must be whitespace. Returns false when decoding stopped.
@@ -434,6 +526,7 @@ class openchatml_decoder final : public detail::stream_decoder {
     const char* c = find_token_candidate(p + i, p + n);
     const auto j = static_cast<std::size_t>(c - p);
     if (!header_append(p + i, j - i, base + i)) return n;
+    if (j > i && header_is_text()) return j;
     if (j == n) return n;
     const auto m = match_token(c, n - j);
     if (m.status == match_status::need_more && !finishing) return j;
@@ -562,6 +655,13 @@ class openchatml_decoder final : public detail::stream_decoder {
         }
         [[fallthrough]];
       case token::channel:
+        if (harmony_lenient()) {
+          // A new header where <|end|><|start|>assistant went missing.
+          end_message(end_token::unterminated, off);
+          implicit_header(p, j, len, base);
+          return true;
+        }
+        [[fallthrough]];
       case token::message:
       case token::constrain:
         if (!recoverable(
@@ -572,6 +672,12 @@ class openchatml_decoder final : public detail::stream_decoder {
         content(std::string_view(p + j, len), off);
         break;
       case token::start:
+        if (implicit_body) {  // the text written outside a header ends where a header begins
+          end_message(end_token::unterminated, off);
+          begin_header(off + len);
+          st = state::header;
+          break;
+        }
         if (!recoverable(error_code::unexpected_token, off,
                          "<|start|> inside a message body (message closed unterminated)")) {
           return false;

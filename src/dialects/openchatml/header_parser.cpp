@@ -112,6 +112,13 @@ class header_builder {
     const bool harmony = opt_.dialect == dialect::harmony;
     std::string* field = nullptr;
     std::string what;
+    if (harmony && !after_channel) {
+      // Only `to=` names a recipient: a stray word is not a tool to call.
+      issue(error_code::parse_header, w.offset,
+            "bare word '" + std::string(w.text) +
+                "' before <|channel|> is not a recipient (only to= names one)");
+      return;
+    }
     if (!after_channel && m.recipient.empty()) {
       field = &m.recipient;
       what = "bare recipient";
@@ -237,7 +244,9 @@ parsed_header parse_header(std::string_view text, const header_parse_options& op
           break;
         }
         out.msg.constrain = ws[0].text;
-        if (ws.size() > 1) {
+        if (opt.dialect == dialect::harmony) {
+          b.words(ws, 1, true);  // `<|constrain|>json to=functions.f`: either order
+        } else if (ws.size() > 1) {
           b.issue(error_code::parse_header, ws[1].offset,
                   "unexpected '" + std::string(ws[1].text) + "' after <|constrain|> type");
         }
@@ -247,6 +256,14 @@ parsed_header parse_header(std::string_view text, const header_parse_options& op
   }
   // Harmony's "all" recipient is a broadcast, i.e. none (its renderer omits `to=all`).
   if (opt.dialect == dialect::harmony && out.msg.recipient == "all") out.msg.recipient.clear();
+  // `to=assistant` (or another role) on the assistant's own message addresses a role, not a
+  // tool: gpt-oss writes it now and then; it is never a call.
+  if (opt.dialect == dialect::harmony && out.msg.role == role::assistant &&
+      parse_role(out.msg.recipient)) {
+    b.issue(error_code::parse_header, 0,
+            "to=" + out.msg.recipient + " addresses a role, not a tool (read without a recipient)");
+    out.msg.recipient.clear();
+  }
   if (out.msg.role == role::tool && out.msg.name.empty() && opt.dialect == dialect::harmony) {
     b.issue(error_code::parse_header, 0, "tool message without a tool name");
   }

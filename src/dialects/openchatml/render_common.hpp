@@ -5,6 +5,9 @@
 #include <string_view>
 #include <vector>
 
+#include <memory>
+
+#include "core/stream_decoder.hpp"
 #include "ocml/error.hpp"
 #include "ocml/model.hpp"
 #include "ocml/render.hpp"
@@ -32,5 +35,12 @@ void warn_dropped(std::vector<diagnostic>* warnings, std::size_t index, std::str
                                                     std::vector<diagnostic>* warnings);
 [[nodiscard]] result<std::string> render_harmony(const conversation& c, const render_options& o,
                                                  std::vector<diagnostic>* warnings);
+
+/// The family's codec entries: calls and reasoning written inside messages are split into
+/// messages of their own first; `o.dialect` picks 2.2/2.0 or harmony.
+[[nodiscard]] result<std::string> render_split_family(const conversation& c,
+                                                      const render_options& o,
+                                                      std::vector<diagnostic>* warnings);
+std::unique_ptr<stream_decoder> make_openchatml_decoder(decoder_options o, decoder::sink s);
 
 }  // namespace ocml::detail

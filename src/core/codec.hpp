@@ -1,0 +1,59 @@
+// The codec registry type: one record per dialect, from which everything that lists or
+// switches on dialects takes what it needs (rendering, decoding, names and aliases, stop
+// strings, the features a dialect can hold). The table itself lives above core, in
+// src/dialects/registry.cpp: adding a dialect is one folder plus one record there.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/stream_decoder.hpp"
+#include "ocml/dialect.hpp"
+#include "ocml/render.hpp"
+
+namespace ocml::detail {
+
+/// What a conversation may hold; a codec's `holds` says which of them its dialect can.
+enum feature : std::uint32_t {
+  f_system = 1U << 0,
+  f_developer = 1U << 1,
+  f_tool_replies = 1U << 2,
+  f_tool_calls = 1U << 3,
+  f_call_ids = 1U << 4,
+  f_author_names = 1U << 5,
+  f_reasoning = 1U << 6,
+  f_intent = 1U << 7,
+  f_content_type = 1U << 8,
+  f_constrain = 1U << 9,
+  f_extra_attributes = 1U << 10,
+  f_thought_blocks = 1U << 11,
+  f_thought_flags = 1U << 12,
+  f_document_header = 1U << 13,
+  f_tool_definitions = 1U << 14,
+  f_documents = 1U << 15,
+};
+
+/// How a dialect writes assistant turns: calls and reasoning inside one message
+/// (`grouped`: ChatML, PCML, …) or as messages of their own (`split`: the 2.x family).
+enum class turn_shape : std::uint8_t { grouped, split };
+
+struct codec {
+  dialect_info info;  ///< id, name, summary, aliases, control tokens, stop strings
+  std::string_view family;
+  turn_shape shape;
+  std::uint32_t holds;  ///< feature bits
+  result<std::string> (*render)(const conversation&, const render_options&,
+                                std::vector<diagnostic>*);
+  std::unique_ptr<stream_decoder> (*make_decoder)(decoder_options, decoder::sink);
+};
+
+/// Every codec, in dialect enum order (checked at compile time in registry.cpp).
+[[nodiscard]] std::span<const codec> codecs() noexcept;
+/// The codec of `d`.
+[[nodiscard]] const codec& codec_of(dialect d) noexcept;
+
+}  // namespace ocml::detail

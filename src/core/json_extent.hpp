@@ -1,0 +1,76 @@
+// Where a JSON object ends in a stream, without parsing it: strings, escapes and bracket
+// depth are tracked a byte at a time in O(1) state, so a close tag written inside a JSON
+// string (`{"a": "</tool_call>"}`) is told from the one that ends the value, at any chunking.
+//
+//   json_extent x;
+//   x.feed("{\"a\": \"</tool");   // x.in_string() == true
+//   x.feed("_call>\"}");          // x.complete() == true
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+
+namespace ocml::detail {
+
+class json_extent {
+ public:
+  enum class state : std::uint8_t {
+    before,      ///< Only white space so far.
+    object,      ///< Inside the top-level object.
+    complete,    ///< The object closed (anything after it is trailing text).
+    not_object,  ///< The first non-space byte was not '{'.
+  };
+
+  void reset() noexcept { *this = json_extent{}; }
+
+  void feed(std::string_view s) noexcept {
+    for (const char c : s) {
+      switch (st_) {
+        case state::before:
+          if (c == ' ' || c == '\t' || c == '\n' || c == '\r') break;
+          st_ = c == '{' ? state::object : state::not_object;
+          depth_ = 1;
+          break;
+        case state::object:
+          object_byte(c);
+          break;
+        case state::complete:
+        case state::not_object:
+          return;
+      }
+    }
+  }
+
+  [[nodiscard]] state current() const noexcept { return st_; }
+  [[nodiscard]] bool in_string() const noexcept { return st_ == state::object && string_; }
+  [[nodiscard]] bool complete() const noexcept { return st_ == state::complete; }
+
+ private:
+  void object_byte(char c) noexcept {
+    if (string_) {
+      if (escape_) {
+        escape_ = false;
+      } else if (c == '\\') {
+        escape_ = true;
+      } else if (c == '"') {
+        string_ = false;
+      }
+      return;
+    }
+    if (c == '"') {
+      string_ = true;
+    } else if (c == '{' || c == '[') {
+      ++depth_;
+    } else if ((c == '}' || c == ']') && --depth_ == 0) {
+      st_ = state::complete;
+    }
+  }
+
+  state st_ = state::before;
+  std::size_t depth_ = 0;
+  bool string_ = false;
+  bool escape_ = false;
+};
+
+}  // namespace ocml::detail

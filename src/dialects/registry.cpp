@@ -1,0 +1,150 @@
+// The codec registry: one record per dialect. Everything that lists dialects or needs a
+// dialect's renderer, decoder, names, tokens, stop strings or features reads it here.
+#include <array>
+
+#include "core/codec.hpp"
+#include "dialects/chatml/chatml.hpp"
+#include "dialects/gabgpt/gabgpt.hpp"
+#include "dialects/ocml01/ocml01.hpp"
+#include "dialects/openchatml/render_common.hpp"
+#include "dialects/pcml/pcml.hpp"
+#include "dialects/qwen3/qwen3.hpp"
+
+namespace ocml::detail {
+
+namespace {
+
+using sv = std::string_view;
+
+// Aliases, control tokens and stop strings (what ends an assistant turn at inference).
+constexpr std::array<sv, 2> k22Alias = {"openchatml-2.2", "2.2"};
+constexpr std::array<sv, 2> k20Alias = {"openchatml-2.0", "2.0"};
+constexpr std::array<sv, 3> kHarmonyAlias = {"hip-1", "HIP-1", "gpt-oss"};
+constexpr std::array<sv, 3> kChatmlAlias = {"qwen2.5", "qwen2", "qwen"};
+constexpr std::array<sv, 2> k01Alias = {"openchatml-0.1", "0.1"};
+constexpr std::array<sv, 1> kQwen3Alias = {"qwq"};
+constexpr std::array<sv, 0> kNoAlias = {};
+
+constexpr std::array<sv, 9> k22Tokens = {"<|start|>",     "<|message|>", "<|channel|>",
+                                         "<|constrain|>", "<|end|>",     "<|return|>",
+                                         "<|call|>",      "<|literal|>", "<|endliteral|>"};
+constexpr std::array<sv, 6> k20Tokens = {"<|start|>", "<|message|>", "<|channel|>",
+                                         "<|end|>",   "<|return|>",  "<|call|>"};
+constexpr std::array<sv, 7> kHarmonyTokens = {"<|start|>",     "<|message|>", "<|channel|>",
+                                              "<|constrain|>", "<|end|>",     "<|return|>",
+                                              "<|call|>"};
+constexpr std::array<sv, 6> kChatmlTokens = {"<|im_start|>", "<|im_end|>",      "<tool_call>",
+                                             "</tool_call>", "<tool_response>", "</tool_response>"};
+constexpr std::array<sv, 8> kQwen3Tokens = {"<|im_start|>", "<|im_end|>",      "<tool_call>",
+                                            "</tool_call>", "<tool_response>", "</tool_response>",
+                                            "<think>",      "</think>"};
+constexpr std::array<sv, 16> kPcmlTokens = {
+    "[SYS]", "[/SYS]",  "[USR]",    "[/USR]", "[AST]",   "[/AST]", "[OBS]",   "[/OBS]",
+    "[SEP]", "<think>", "</think>", "<call>", "</call>", "<end>",  "<tools>", "</tools>"};
+constexpr std::array<sv, 4> kGabTokens = {"<|user|>", "<|think|>", "<|assistant|>", "<|end|>"};
+constexpr std::array<sv, 18> k01Tokens = {
+    "<|im_start|>",        "<|im_end|>",         "<|fim_prefix|>",  "<|fim_middle|>",
+    "<|fim_suffix|>",      "<|file_separator|>", "<|reflect|>",     "<|introspect|>",
+    "<|reason|>",          "<|start_reflect|>",  "<|end_reflect|>", "<|start_introspect|>",
+    "<|end_introspect|>",  "<|start_reason|>",   "<|end_reason|>",  "<|function_list|>",
+    "<|function_output|>", "<|function_call|>"};
+
+constexpr std::array<sv, 2> kStop2x = {"<|return|>", "<|call|>"};
+constexpr std::array<sv, 1> kStopImEnd = {"<|im_end|>"};
+constexpr std::array<sv, 1> kStopPcml = {"<end>"};
+constexpr std::array<sv, 1> kStopGab = {"<|end|>"};
+
+constexpr std::uint32_t kAll2x =
+    f_system | f_developer | f_tool_replies | f_tool_calls | f_author_names | f_reasoning;
+
+constexpr std::array<codec, dialect_count> kCodecs = {{
+    {{dialect::ocml_2_2, "ocml-2.2",
+      "OpenChatML 2.2: YAML header, nine control tokens, call_id/intent, <|constrain|>, escapes",
+      k22Alias, k22Tokens, kStop2x},
+     "openchatml",
+     turn_shape::split,
+     kAll2x | f_call_ids | f_intent | f_content_type | f_constrain | f_extra_attributes |
+         f_document_header,
+     render_split_family,
+     make_openchatml_decoder},
+    {{dialect::ocml_2_0, "ocml-2.0",
+      "OpenChatML 2.0: channels, to=/name=, JSON interchange with thinking/content/tool_calls",
+      k20Alias, k20Tokens, kStop2x},
+     "openchatml",
+     turn_shape::split,
+     kAll2x | f_document_header,
+     render_split_family,
+     make_openchatml_decoder},
+    {{dialect::harmony, "harmony",
+      "HIP-1 / gpt-oss harmony, byte-compatible with openai/harmony rendering", kHarmonyAlias,
+      kHarmonyTokens, kStop2x},
+     "openchatml",
+     turn_shape::split,
+     kAll2x | f_content_type | f_constrain,
+     render_split_family,
+     make_openchatml_decoder},
+    {{dialect::chatml, "chatml",
+      "Qwen2.5 ChatML with Hermes <tool_call>/<tool_response>, byte-compatible with its template",
+      kChatmlAlias, kChatmlTokens, kStopImEnd},
+     "chatml",
+     turn_shape::grouped,
+     f_system | f_tool_replies | f_tool_calls | f_tool_definitions,
+     chatml::render,
+     [](decoder_options o, decoder::sink s) {
+       return chatml::make_decoder(std::move(o), std::move(s));
+     }},
+    {{dialect::pcml, "pcml",
+      "Pawlette Chat Markup Language: [SYS]/[USR]/[AST]/[OBS], <think>, <call>, <end>", kNoAlias,
+      kPcmlTokens, kStopPcml},
+     "pcml",
+     turn_shape::grouped,
+     f_system | f_tool_replies | f_tool_calls | f_call_ids | f_author_names | f_reasoning |
+         f_extra_attributes | f_tool_definitions,
+     pcml::render,
+     pcml::make_decoder},
+    {{dialect::gabgpt, "gabgpt", "GabGPT ChatML: <|user|>, <|think|>, <|assistant|>, <|end|>",
+      kNoAlias, kGabTokens, kStopGab},
+     "gabgpt",
+     turn_shape::grouped,
+     f_reasoning,
+     gabgpt::render,
+     gabgpt::make_decoder},
+    {{dialect::ocml_0_1, "ocml-0.1",
+      "OpenChatML 0.1: [BOS]/[EOS], <|im_start|>, thought blocks, functions, FIM, multi-file",
+      k01Alias, k01Tokens, kStopImEnd},
+     "ocml-0.1",
+     turn_shape::grouped,
+     f_system | f_tool_replies | f_tool_calls | f_author_names | f_reasoning | f_thought_blocks |
+         f_thought_flags | f_tool_definitions | f_documents,
+     ocml01::render,
+     ocml01::make_decoder},
+    {{dialect::qwen3, "qwen3",
+      "Qwen3 ChatML with Hermes tool calls and <think> reasoning, byte-compatible with its "
+      "template",
+      kQwen3Alias, kQwen3Tokens, kStopImEnd},
+     "chatml",
+     turn_shape::grouped,
+     f_system | f_tool_replies | f_tool_calls | f_reasoning | f_tool_definitions,
+     qwen3::render,
+     qwen3::make_decoder},
+}};
+
+constexpr bool in_enum_order() {
+  for (std::size_t i = 0; i < kCodecs.size(); ++i) {
+    if (static_cast<std::size_t>(kCodecs[i].info.id) != i) return false;
+  }
+  return true;
+}
+static_assert(in_enum_order(), "kCodecs must list every dialect once, in enum order");
+
+}  // namespace
+
+std::span<const codec> codecs() noexcept {
+  return kCodecs;
+}
+
+const codec& codec_of(dialect d) noexcept {
+  return kCodecs[static_cast<std::size_t>(d)];
+}
+
+}  // namespace ocml::detail

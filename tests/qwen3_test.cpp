@@ -1,0 +1,225 @@
+// Qwen3: byte-identical to Qwen3's template under Jinja2 (half the corpus with
+// enable_thinking false), parsing of <think> in completions and transcripts, chunking.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "openai_corpus.hpp"
+#include "support.hpp"
+
+namespace fs = std::filesystem;
+using ocml::json;
+
+namespace {
+
+// The seeded corpus, shaped for Qwen3: half with `chat_template_kwargs.enable_thinking`
+// false; assistant content null read as "" (ocml's reading: the template raises on null);
+// some assistant turns with their reasoning written inline as "<think>…</think>". (User
+// text that is a whole <tool_response> block is refused: ChatML cannot escape it.)
+std::vector<json> qwen3_corpus(std::size_t n) {
+  ocml::test::openai_corpus gen(3003);
+  std::vector<json> out;
+  for (std::size_t i = 0; i < n; ++i) {
+    json c = gen.conversation();
+    if (i % 2 == 0) c["chat_template_kwargs"] = {{"enable_thinking", false}};
+    std::size_t k = 0;
+    for (auto& m : c["messages"]) {
+      ++k;
+      if (m["role"] == "assistant") {
+        if (m["content"].is_null()) m["content"] = "";
+        if (!m.contains("reasoning_content") && (i + k) % 5 == 0) {
+          m["content"] = "<think>\ninline " + std::to_string(k) + "\n\n</think>\n\n" +
+                         m["content"].get<std::string>();
+        }
+      }
+    }
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
+TEST(Qwen3Reference, ByteIdenticalToQwen3TemplateOnSeededCorpus) {
+  const fs::path tmpl = fs::path(OCML_REFERENCE_DIR) / "templates" / "qwen3.jinja";
+  if (!fs::exists(tmpl)) GTEST_SKIP() << "../shared/reference is absent";
+  const std::string py = ocml::test::python_with_jinja();
+  if (py.empty()) GTEST_SKIP() << "python3-jinja2 is not installed";
+  const fs::path dir = fs::temp_directory_path() / ("ocml_qwen3_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  const std::vector<json> convs = qwen3_corpus(1200);
+  {
+    std::ofstream in(dir / "in.jsonl");
+    for (const auto& c : convs) in << c.dump() << '\n';
+  }
+  const std::string cmd = py + " " + std::string(OCML_TEST_TOOLS_DIR) + "/render_jinja.py " +
+                          tmpl.string() + " " + (dir / "in.jsonl").string() + " " +
+                          (dir / "out.jsonl").string();
+  ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
+  std::vector<std::string> expected;
+  {
+    std::ifstream out(dir / "out.jsonl");
+    std::string line;
+    while (std::getline(out, line)) expected.push_back(json::parse(line).get<std::string>());
+  }
+  ASSERT_EQ(expected.size(), convs.size());
+  std::size_t differences = 0, thinking_off = 0, with_reasoning = 0;
+  for (std::size_t i = 0; i < convs.size(); ++i) {
+    auto conv = ocml::from_openai_json(convs[i]);
+    ASSERT_TRUE(conv.ok()) << conv.error().to_string();
+    const bool thinking = !convs[i].contains("chat_template_kwargs");
+    thinking_off += thinking ? 0 : 1;
+    with_reasoning += expected[i].find("<think>\n") != std::string::npos ? 1 : 0;
+    auto text = ocml::render(
+        *conv, {.dialect = ocml::dialect::qwen3,
+                .add_generation_prompt = convs[i].value("add_generation_prompt", false),
+                .enable_thinking = thinking});
+    ASSERT_TRUE(text.ok()) << text.error().to_string();
+    if (*text != expected[i]) {
+      ++differences;
+      if (differences < 5) {
+        ADD_FAILURE() << "conversation " << i << "\n--- jinja2\n"
+                      << expected[i] << "\n--- ocml\n"
+                      << *text;
+      }
+    }
+  }
+  EXPECT_EQ(differences, 0u);
+  EXPECT_EQ(thinking_off, convs.size() / 2);
+  EXPECT_GT(with_reasoning, convs.size() / 10);  // the corpus exercises the think blocks
+
+  // The batch tool reads `chat_template_kwargs` per line: same bytes as Jinja2.
+  const std::string batch = std::string(OCML_CLI_PATH) + " render -d qwen3 --jsonl -j 2 " +
+                            (dir / "in.jsonl").string() + " > " + (dir / "batch.jsonl").string() +
+                            " 2>/dev/null";
+  ASSERT_EQ(std::system(batch.c_str()), 0);
+  std::ifstream batch_out(dir / "batch.jsonl");
+  std::string line;
+  std::size_t k = 0, batch_differences = 0;
+  while (std::getline(batch_out, line)) {
+    ASSERT_LT(k, expected.size());
+    // The CLI's --add-generation-prompt is off; lines asking for it are compared without.
+    if (!convs[k].value("add_generation_prompt", false)) {
+      batch_differences += json::parse(line)["text"].get<std::string>() != expected[k] ? 1 : 0;
+    }
+    ++k;
+  }
+  EXPECT_EQ(k, convs.size());
+  EXPECT_EQ(batch_differences, 0u);
+  fs::remove_all(dir);
+}
+
+ocml::parse_result completion(std::string_view text, ocml::think_start t = {}) {
+  return ocml::parse(
+      text, {.dialect = ocml::dialect::qwen3, .lenient = true, .completion = true, .think = t});
+}
+
+TEST(Qwen3Parse, ThinkBlockIsReasoning) {
+  const auto r = completion("<think>\nStep 1.\n\nStep 2.\n</think>\n\nThe answer.<|im_end|>");
+  ASSERT_TRUE(r.ok());
+  ASSERT_EQ(r.conversation.messages.size(), 1u);
+  EXPECT_EQ(r.conversation.messages[0].reasoning, "Step 1.\n\nStep 2.");
+  EXPECT_EQ(r.conversation.messages[0].content, "The answer.");
+}
+
+TEST(Qwen3Parse, CloseTagWithoutOpenTagMeansThePromptOpenedIt) {
+  const auto r = completion("Let me think.\n</think>\n\nDone.");
+  ASSERT_EQ(r.conversation.messages.size(), 1u);
+  EXPECT_EQ(r.conversation.messages[0].reasoning, "Let me think.");
+  EXPECT_EQ(r.conversation.messages[0].content, "Done.");
+}
+
+TEST(Qwen3Parse, EmptyThinkBlockGivesNoReasoning) {
+  const auto r = completion("<think>\n\n</think>\n\nHi.<|im_end|>");
+  ASSERT_EQ(r.conversation.messages.size(), 1u);
+  EXPECT_EQ(r.conversation.messages[0].reasoning, "");
+  EXPECT_EQ(r.conversation.messages[0].content, "Hi.");
+}
+
+TEST(Qwen3Parse, CallDraftedInsideThinkIsReasoningNotACall) {
+  const auto r = completion(
+      "<think>\nMaybe <tool_call>\n{\"name\": \"f\", \"arguments\": "
+      "{}}\n</tool_call>?\n</think>\n\n"
+      "<tool_call>\n{\"name\": \"g\", \"arguments\": {\"x\": 1}}\n</tool_call><|im_end|>");
+  ASSERT_TRUE(r.ok());
+  ASSERT_EQ(r.conversation.messages.size(), 1u);
+  const auto& m = r.conversation.messages[0];
+  EXPECT_EQ(m.reasoning, "Maybe <tool_call>\n{\"name\": \"f\", \"arguments\": {}}\n</tool_call>?");
+  ASSERT_EQ(m.tool_calls.size(), 1u);
+  EXPECT_EQ(m.tool_calls[0].name, "g");
+  EXPECT_EQ(m.content, "");
+}
+
+TEST(Qwen3Parse, PlainAnswerWithoutThinkIsContent) {
+  for (auto t : {ocml::think_start::detect, ocml::think_start::closed}) {
+    const auto r = completion("Just the answer.<|im_end|>", t);
+    ASSERT_EQ(r.conversation.messages.size(), 1u);
+    EXPECT_EQ(r.conversation.messages[0].content, "Just the answer.");
+    EXPECT_EQ(r.conversation.messages[0].reasoning, "");
+  }
+  const auto open = completion("Thinking...\n</think>\n\nAnswer.", ocml::think_start::open);
+  EXPECT_EQ(open.conversation.messages[0].reasoning, "Thinking...");
+  EXPECT_EQ(open.conversation.messages[0].content, "Answer.");
+}
+
+TEST(Qwen3Parse, ReasoningStreamsWhileTheModelThinks) {
+  std::vector<std::string> kinds;
+  ocml::decoder d({.dialect = ocml::dialect::qwen3, .completion = true}, [&](const ocml::event& e) {
+    if (e.kind == ocml::event_kind::reasoning) kinds.push_back("reasoning:" + std::string(e.text));
+    if (e.kind == ocml::event_kind::content) kinds.push_back("content:" + std::string(e.text));
+  });
+  d.push("<think>\nfirst ");
+  ASSERT_FALSE(kinds.empty());  // reported before the block closes
+  EXPECT_EQ(kinds.front(), "reasoning:first ");
+  d.push("second\n</think>\n\nok");
+  d.finish();
+  EXPECT_EQ(kinds.back(), "content:ok");
+}
+
+TEST(Qwen3Parse, SameResultAtEveryChunkSize) {
+  const std::vector<std::string> inputs = {
+      "<think>\nA\n\nB\n</think>\n\nC<tool_call>\n{\"name\": \"f\", \"arguments\": "
+      "{}}\n</tool_call>",
+      "x\n\n</think>\n\ny<|im_end|>", "<think>\n\n\n</think>\n\n\n\nz",
+      "no think at all\n<tool_call>\n{\"name\": \"h\", \"arguments\": {\"s\": \"</think>\"}}\n"
+      "</tool_call>"};
+  for (const auto& text : inputs) {
+    for (const bool lenient : {false, true}) {
+      const ocml::decoder_options o{
+          .dialect = ocml::dialect::qwen3, .lenient = lenient, .completion = true};
+      const auto whole = ocml::parse(text, o);
+      for (std::size_t chunk = 1; chunk <= 16; ++chunk) {
+        const auto r = ocml::test::parse_chunked(text, o, chunk);
+        EXPECT_EQ(r.conversation, whole.conversation) << text << " chunk " << chunk;
+        EXPECT_EQ(r.diagnostics, whole.diagnostics) << text << " chunk " << chunk;
+      }
+    }
+  }
+}
+
+TEST(Qwen3RoundTrip, RenderedTranscriptParsesBack) {
+  const std::vector<json> convs = qwen3_corpus(200);
+  std::size_t checked = 0;
+  for (const auto& j : convs) {
+    auto conv = ocml::from_openai_json(j);
+    ASSERT_TRUE(conv.ok());
+    auto text = ocml::render(*conv, {.dialect = ocml::dialect::qwen3});
+    ASSERT_TRUE(text.ok());
+    const auto back = ocml::parse(*text, {.dialect = ocml::dialect::qwen3});
+    ASSERT_TRUE(back.ok()) << *text;
+    // Rendering again what was parsed gives the same text (reasoning the template drops
+    // stays dropped; nothing else moves).
+    auto again = ocml::render(back.conversation, {.dialect = ocml::dialect::qwen3});
+    ASSERT_TRUE(again.ok()) << again.error().to_string() << "\n" << *text;
+    if (*again != *text) {
+      std::size_t at = 0;
+      while (at < text->size() && at < again->size() && (*text)[at] == (*again)[at]) ++at;
+      ADD_FAILURE() << "differs at byte " << at << ":\n--- rendered\n"
+                    << text->substr(at > 80 ? at - 80 : 0, 200) << "\n--- again\n"
+                    << again->substr(at > 80 ? at - 80 : 0, 200);
+    }
+    ++checked;
+  }
+  EXPECT_EQ(checked, convs.size());
+}
+
+}  // namespace
