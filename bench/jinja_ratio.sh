@@ -1,21 +1,27 @@
 #!/usr/bin/env bash
-# Paired timing of `ocml render -d chatml --jsonl` against Jinja2 rendering the same corpus
-# with the Qwen2.5 template: the two run alternately, so a slow phase of a shared machine
+# Paired timing of `ocml render -d DIALECT --jsonl` against Jinja2 rendering the same corpus
+# with the dialect's template: the two run alternately, so a slow phase of a shared machine
 # hits both, and the ratio of each pair is reported (median, min, max).
-# Usage: bench/jinja_ratio.sh BUILD_DIR CORPUS.jsonl [PAIRS] [OCML_ARGS...]
+# Usage: [OCML_DIALECT=qwen3] bench/jinja_ratio.sh BUILD_DIR CORPUS.jsonl [PAIRS] [OCML_ARGS...]
+# (chatml and the Qwen2.5 template by default; qwen3 takes Qwen3's template.)
 set -euo pipefail
 build=${1:?build dir}
 corpus=${2:?corpus}
 pairs=${3:-15}
 shift 3 || true
 here=$(cd "$(dirname "$0")/.." && pwd)
-template=${OCML_TEMPLATE:-$here/../shared/reference/templates/qwen25.jinja}
+dialect=${OCML_DIALECT:-chatml}
+case $dialect in
+  qwen3) default_template=qwen3.jinja ;;
+  *) default_template=qwen25.jinja ;;
+esac
+template=${OCML_TEMPLATE:-$here/../shared/reference/templates/$default_template}
 python=${PYTHON:-/usr/bin/python3}
 now() { date +%s%N; }
 ratios=()
 for ((i = 0; i < pairs; i++)); do
   t0=$(now)
-  "$build/ocml" render -d chatml --jsonl "$@" "$corpus" >/dev/null 2>/dev/null
+  "$build/ocml" render -d "$dialect" --jsonl "$@" "$corpus" >/dev/null 2>/dev/null
   t1=$(now)
   "$python" "$here/tests/tools/render_jinja.py" "$template" "$corpus" /dev/null
   t2=$(now)

@@ -3,8 +3,8 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   if (size < 2) return 0;
-  const ocml::dialect from = ocml::fuzz::kDialects[data[0] % ocml::fuzz::kDialectCount];
-  const ocml::dialect to = ocml::fuzz::kDialects[data[1] % ocml::fuzz::kDialectCount];
+  const ocml::dialect from = ocml::fuzz::dialect_at(data[0]);
+  const ocml::dialect to = ocml::fuzz::dialect_at(data[1]);
   const std::string_view text(reinterpret_cast<const char*>(data) + 2, size - 2);
   const auto r = ocml::convert(text, {.from = from, .to = to, .lenient = (data[0] & 0x80) != 0});
   if (!r.ok()) return 0;

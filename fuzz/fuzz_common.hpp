@@ -11,10 +11,11 @@
 
 namespace ocml::fuzz {
 
-inline constexpr ocml::dialect kDialects[] = {
-    dialect::ocml_2_2, dialect::ocml_2_0, dialect::harmony, dialect::chatml,
-    dialect::pcml,     dialect::gabgpt,   dialect::ocml_0_1};
-inline constexpr std::size_t kDialectCount = sizeof kDialects / sizeof kDialects[0];
+/// Every dialect of the registry, by number (the enum is contiguous from 0).
+inline constexpr std::size_t kDialectCount = ocml::dialect_count;
+inline constexpr ocml::dialect dialect_at(std::size_t i) {
+  return static_cast<ocml::dialect>(i % kDialectCount);
+}
 
 /// Aborts (a finding) when `ok` is false, naming the failed check.
 inline void check(bool ok, const char* file = __builtin_FILE(), int line = __builtin_LINE()) {

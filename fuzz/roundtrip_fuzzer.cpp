@@ -4,7 +4,7 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   if (size == 0) return 0;
-  const ocml::dialect d = ocml::fuzz::kDialects[data[0] % ocml::fuzz::kDialectCount];
+  const ocml::dialect d = ocml::fuzz::dialect_at(data[0]);
   const std::string_view text(reinterpret_cast<const char*>(data) + 1, size - 1);
   const auto first = ocml::parse(text, {.dialect = d});
   if (!first.ok()) return 0;

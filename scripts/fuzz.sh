@@ -21,7 +21,7 @@ CXX=clang++-14 CC=clang-14 cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDe
   -DOCML_BUILD_BENCHMARKS=OFF -DOCML_BUILD_CLI="$with_tests" >/dev/null
 [[ ${1:-} == --configure-only ]] && exit 0
 targets=(parse_ocml_2_2 parse_ocml_2_0 parse_harmony parse_chatml parse_pcml parse_gabgpt
-         parse_ocml_0_1 stream roundtrip json convert yaml)
+         parse_ocml_0_1 parse_qwen3 stream roundtrip json convert yaml)
 if [[ -n ${OCML_FUZZ_TARGETS:-} ]]; then read -r -a targets <<<"$OCML_FUZZ_TARGETS"; fi
 cmake --build build-fuzz -j"$(nproc)" --target "${targets[@]/#/ocml_fuzz_}" >/dev/null
 mkdir -p build-fuzz/findings

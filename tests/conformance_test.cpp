@@ -122,9 +122,11 @@ TEST_P(Conformance, EveryCaseAtEveryChunkSize) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Suites, Conformance,
-                         ::testing::Values("ocml-2.2", "harmony", "ocml-2.0", "chatml", "pcml",
-                                           "gabgpt", "ocml-0.1"),
+INSTANTIATE_TEST_SUITE_P(Suites, Conformance, ::testing::ValuesIn([] {
+                           std::vector<std::string> names;  // every dialect of the registry
+                           for (const auto& d : ocml::dialects()) names.emplace_back(d.name);
+                           return names;
+                         }()),
                          [](const auto& info) {
                            std::string n = info.param;
                            for (char& c : n) {

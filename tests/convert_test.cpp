@@ -9,9 +9,12 @@ using ocml::json;
 
 namespace {
 
-const std::vector<dialect> kAll = {dialect::ocml_2_2, dialect::ocml_2_0, dialect::harmony,
-                                   dialect::chatml,   dialect::pcml,     dialect::gabgpt,
-                                   dialect::ocml_0_1};
+// Every dialect of the registry.
+const std::vector<dialect> kAll = [] {
+  std::vector<dialect> v;
+  for (const auto& d : ocml::dialects()) v.push_back(d.id);
+  return v;
+}();
 
 // Role, content, reasoning and calls of the grouped shape: what conversions must keep.
 json essence(const ocml::conversation& c, bool reasoning, bool calls) {

@@ -7,7 +7,7 @@
 
 namespace {
 
-constexpr ocml::decoder_options kGab{.dialect = ocml::dialect::gabgpt};
+const ocml::decoder_options kGab{.dialect = ocml::dialect::gabgpt};
 
 TEST(GabGPT, PreparationWorkedExamples) {
   // "EXAMPLE: FULL PREPARATION FLOW"

@@ -41,9 +41,11 @@ class guarded {
   std::size_t size_ = 0;
 };
 
-const ocml::dialect kAll[] = {
-    ocml::dialect::ocml_2_2, ocml::dialect::ocml_2_0, ocml::dialect::harmony, ocml::dialect::chatml,
-    ocml::dialect::pcml,     ocml::dialect::gabgpt,   ocml::dialect::ocml_0_1};
+const std::vector<ocml::dialect> kAll = [] {
+  std::vector<ocml::dialect> v;
+  for (const auto& d : ocml::dialects()) v.push_back(d.id);
+  return v;
+}();
 
 void feed_everything(std::string_view text) {
   guarded g(text);

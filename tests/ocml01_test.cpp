@@ -12,7 +12,7 @@ using ocml::json;
 
 namespace {
 
-constexpr ocml::decoder_options k01{.dialect = ocml::dialect::ocml_0_1};
+const ocml::decoder_options k01{.dialect = ocml::dialect::ocml_0_1};
 const fs::path kDir = fs::path(OCML_FIXTURE_DIR) / "ocml-0.1";
 
 std::vector<std::string> examples() {

@@ -12,7 +12,7 @@ using ocml::json;
 namespace {
 
 const fs::path kDir = fs::path(OCML_FIXTURE_DIR) / "pcml";
-constexpr ocml::decoder_options kPcml{.dialect = ocml::dialect::pcml};
+const ocml::decoder_options kPcml{.dialect = ocml::dialect::pcml};
 
 TEST(Pcml, SpecExampleMapsToItsOpenAIJsonExactly) {
   const std::string text = ocml::test::read_file(kDir / "spec_example.txt");

@@ -175,6 +175,17 @@ TEST(Qwen3Parse, ReasoningStreamsWhileTheModelThinks) {
   EXPECT_EQ(kinds.back(), "content:ok");
 }
 
+TEST(Qwen3Parse, CallTagInSystemTurnIsText) {
+  // Fuzz finding 23: the system turn is begun only when it ends (it may be only the tools
+  // block), and its tags were read with the role of the turn before it.
+  const auto r = ocml::parse(
+      "<|im_start|>assistant\nok<|im_end|>\n<|im_start|>system\nUse <tool_call> tags.<|im_end|>\n",
+      {.dialect = ocml::dialect::qwen3, .lenient = true});
+  ASSERT_EQ(r.conversation.messages.size(), 2u);
+  EXPECT_EQ(r.conversation.messages[1].role, ocml::role::system);
+  EXPECT_EQ(r.conversation.messages[1].content, "Use <tool_call> tags.");
+}
+
 TEST(Qwen3Parse, SameResultAtEveryChunkSize) {
   const std::vector<std::string> inputs = {
       "<think>\nA\n\nB\n</think>\n\nC<tool_call>\n{\"name\": \"f\", \"arguments\": "

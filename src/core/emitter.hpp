@@ -46,6 +46,10 @@ class emitter {
   }
   /// A text slice of any text-carrying kind (content, reasoning, reflection, introspection).
   void slice(event_kind k, std::string_view t, std::size_t off) { slice_impl(k, t, off, nullptr); }
+  /// A slice that was held back: `start` is the position of `off`.
+  void slice_at(event_kind k, std::string_view t, std::size_t off, const position& start) {
+    slice_impl(k, t, off, &start);
+  }
   void call(const tool_call& c, std::size_t off) {
     event e;
     e.kind = event_kind::tool_call;

@@ -304,6 +304,29 @@ def chatml_cases():
     return y, n, i
 
 
+def qwen3_cases():
+    # ChatML's cases, plus <think> reasoning as Qwen3's template writes it.
+    y, n, i = chatml_cases()
+    del i["think_tag"]
+    sysm = "<|im_start|>system\nYou are Qwen.<|im_end|>\n"
+    for k, c in enumerate(CONTENTS):
+        y[f"think_{k}"] = f"<|im_start|>user\nq<|im_end|>\n<|im_start|>assistant\n<think>\n{c.strip(chr(10)) or 'r'}\n</think>\n\nok<|im_end|>\n"
+        y[f"think_call_{k}"] = f"<|im_start|>assistant\n<think>\nplan\n</think>\n\n{c}\n<tool_call>\n{{\"name\": \"f\", \"arguments\": {json.dumps({'q': c}, ensure_ascii=False)}}}\n</tool_call><|im_end|>\n"
+    y["empty_think"] = "<|im_start|>assistant\n<think>\n\n</think>\n\nHi<|im_end|>\n"
+    y["call_inside_think"] = "<|im_start|>assistant\n<think>\n<tool_call>\n{}\n</tool_call>\n</think>\n\nno<|im_end|>\n"
+    y["tools_only_system"] = ("<|im_start|>system\n# Tools\n\nYou may call one or more functions to assist with the user query.\n\n"
+                              "You are provided with function signatures within <tools></tools> XML tags:\n<tools>\n"
+                              "{\"type\": \"function\", \"function\": {\"name\": \"f\"}}\n</tools>\n\nFor each function call, return a json "
+                              "object with function name and arguments within <tool_call></tool_call> XML tags:\n<tool_call>\n"
+                              "{\"name\": <function-name>, \"arguments\": <args-json-object>}\n</tool_call><|im_end|>\n"
+                              "<|im_start|>user\nhi<|im_end|>\n")
+    n["think_unclosed"] = (sysm + "<|im_start|>assistant\n<think>\nhm<|im_end|>\n", "E-PARSE-UNEXPECTED-TOKEN")
+    i.update({"think_in_user": sysm + "<|im_start|>user\n<think>x</think><|im_end|>\n",
+              "think_after_text": sysm + "<|im_start|>assistant\nok <think>x</think><|im_end|>\n",
+              "close_without_open": sysm + "<|im_start|>assistant\nx</think>y<|im_end|>\n"})
+    return y, n, i
+
+
 def pcml_cases():
     y, n, i = {}, {}, {}
     for k, c in enumerate(CONTENTS):
@@ -371,7 +394,7 @@ def ocml01_cases():
 def main():
     suites = {"ocml-2.2": openchatml_cases("ocml-2.2"), "harmony": openchatml_cases("harmony"),
               "ocml-2.0": ocml20_cases(), "chatml": chatml_cases(), "pcml": pcml_cases(),
-              "gabgpt": gabgpt_cases(), "ocml-0.1": ocml01_cases()}
+              "gabgpt": gabgpt_cases(), "ocml-0.1": ocml01_cases(), "qwen3": qwen3_cases()}
     for dialect, (y, n, i) in suites.items():
         d = os.path.join(ROOT, dialect)
         if os.path.isdir(d):

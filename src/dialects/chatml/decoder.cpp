@@ -128,7 +128,10 @@ class decoder_impl final : public stream_decoder, public token_stream::handler {
         think_text(t, off);
         return;
       case state::maybe_think:
-        if (buf_.empty()) held_off_ = off;
+        if (buf_.empty()) {
+          held_off_ = off;
+          held_pos_ = em_.where(off);
+        }
         if (!em_.fits(buf_.size(), t.size(), opt_.limits.max_buffered_body_bytes, off,
                       "text before </think>"))
           return;
@@ -244,7 +247,7 @@ class decoder_impl final : public stream_decoder, public token_stream::handler {
           buf_.clear();
           st_ = state::think;
           lead_ = true;
-          think_text(held, held_off_);
+          think_text(held, held_off_, &held_pos_);
           end_think();
         } else if (id == think_open && is_blank(buf_)) {
           buf_.clear();
@@ -260,6 +263,7 @@ class decoder_impl final : public stream_decoder, public token_stream::handler {
  private:
   void begin(role r, std::size_t off) {
     strip_lead_ = false;
+    role_now_ = r;
     message m;
     m.role = r;
     em_.begin(std::move(m), off);
@@ -283,6 +287,7 @@ class decoder_impl final : public stream_decoder, public token_stream::handler {
       }
     }
     const role rr = r.value_or(role::user);
+    role_now_ = rr;
     if (rr == role::user) {
       st_ = state::user_start;
       return true;
@@ -310,12 +315,15 @@ class decoder_impl final : public stream_decoder, public token_stream::handler {
 
   // Text of a body. The newline the template puts before a tag is held back until we know
   // whether a tag follows. System bodies are kept whole: the tools block is cut at the end.
-  void body_text(std::string_view t, std::size_t off) {
+  // `start`: the position of `off` when the text was held back (the stream has passed it).
+  void body_text(std::string_view t, std::size_t off, const position* start = nullptr) {
+    position at = start != nullptr ? *start : position{};
     if (strip_lead_) {  // the content after </think> starts after its newlines
-      while (!t.empty() && t.front() == '\n') {
-        t.remove_prefix(1);
-        ++off;
-      }
+      std::size_t k = 0;
+      while (k < t.size() && t[k] == '\n') ++k;
+      if (start != nullptr) at = advance(at, t.substr(0, k));
+      t.remove_prefix(k);
+      off += k;
       if (t.empty()) return;
       strip_lead_ = false;
     }
@@ -329,21 +337,27 @@ class decoder_impl final : public stream_decoder, public token_stream::handler {
       return;
     }
     flush_nl();
-    if (t.back() == '\n') {
-      em_.text(t.substr(0, t.size() - 1), off);
-      pending_nl_ = true;
-      nl_off_ = off + t.size() - 1;
+    const bool nl = t.back() == '\n';
+    const std::string_view now = nl ? t.substr(0, t.size() - 1) : t;
+    if (start != nullptr) {
+      em_.text_at(now, off, at);
     } else {
-      em_.text(t, off);
+      em_.text(now, off);
+    }
+    if (nl) {
+      pending_nl_ = true;
+      nl_off_ = off + now.size();
+      // Taken now: a call that turns back into text (revert_call) needs it later.
+      nl_pos_ = start != nullptr ? advance(at, now) : em_.where(nl_off_);
     }
   }
   void flush_nl() {
-    if (pending_nl_) em_.text("\n", nl_off_);
+    if (pending_nl_) em_.text_at("\n", nl_off_, nl_pos_);
     pending_nl_ = false;
   }
 
   void body_token(std::size_t id, std::size_t off, std::size_t after) {
-    const role r = em_.current().role;
+    const role r = role_now_;  // (a Qwen3 system turn is begun only when it ends)
     if (id == think_open && r == role::assistant && st_ == state::body && fresh_) {
       start_think();
       return;
@@ -395,9 +409,9 @@ class decoder_impl final : public stream_decoder, public token_stream::handler {
     call_nl_ = pending_nl_;
     pending_nl_ = false;
     call_text_off_ = call_nl_ ? nl_off_ : tag;
-    call_text_pos_ = em_.where(call_text_off_);
     call_tag_off_ = tag;
     call_tag_pos_ = em_.where(tag);
+    call_text_pos_ = call_nl_ ? nl_pos_ : call_tag_pos_;
     buf_.clear();
     ext_.reset();
     call_off_ = after;
@@ -421,6 +435,7 @@ class decoder_impl final : public stream_decoder, public token_stream::handler {
     if (nl) {
       pending_nl_ = true;
       nl_off_ = call_text_off_ + t.size();
+      nl_pos_ = detail::advance(call_text_pos_, std::string_view(t));
     }
   }
 
@@ -500,12 +515,23 @@ class decoder_impl final : public stream_decoder, public token_stream::handler {
     strip_lead_ = true;
   }
   // Reasoning text: the newlines after <think> and before </think> are the template's.
-  void think_text(std::string_view t, std::size_t off) {
-    if (lead_) {
-      while (!t.empty() && t.front() == '\n') {
-        t.remove_prefix(1);
-        ++off;
+  // `start`: the position of `off` when the text was held back (the stream has passed it).
+  void think_text(std::string_view t, std::size_t off, const position* start = nullptr) {
+    position at = start != nullptr ? *start : position{};
+    const auto emit = [&](std::string_view piece, std::size_t piece_off) {
+      if (start == nullptr) {
+        em_.reasoning(piece, piece_off);
+        return;
       }
+      em_.slice_at(event_kind::reasoning, piece, piece_off,
+                   detail::advance(at, t.substr(0, piece_off - off)));
+    };
+    if (lead_) {
+      std::size_t k = 0;
+      while (k < t.size() && t[k] == '\n') ++k;
+      if (start != nullptr) at = detail::advance(at, t.substr(0, k));
+      t.remove_prefix(k);
+      off += k;
       if (t.empty()) return;
       lead_ = false;
     }
@@ -513,13 +539,14 @@ class decoder_impl final : public stream_decoder, public token_stream::handler {
     while (k > 0 && t[k - 1] == '\n') --k;
     if (k > 0) {
       static constexpr std::string_view kNewlines = "\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n";
-      for (std::size_t at = held_off_; held_nl_ > 0;) {
+      for (std::size_t nl_at = held_off_; held_nl_ > 0;) {
+        // Held newlines never hold a bad byte: no position is needed for them.
         const std::size_t n = std::min(held_nl_, kNewlines.size());
-        em_.reasoning(kNewlines.substr(0, n), at);
-        at += n;
+        em_.reasoning(kNewlines.substr(0, n), nl_at);
+        nl_at += n;
         held_nl_ -= n;
       }
-      em_.reasoning(t.substr(0, k), off);
+      emit(t.substr(0, k), off);
     }
     if (k < t.size()) {
       if (held_nl_ == 0) held_off_ = off + k;
@@ -532,7 +559,7 @@ class decoder_impl final : public stream_decoder, public token_stream::handler {
     if (!buf_.empty()) {
       const std::string held = std::move(buf_);
       buf_.clear();
-      body_text(held, held_off_);
+      body_text(held, held_off_, &held_pos_);
     }
   }
 
@@ -599,6 +626,7 @@ class decoder_impl final : public stream_decoder, public token_stream::handler {
   emitter em_;
   state st_ = state::between;
   std::string role_;
+  role role_now_ = role::user;  // the role of the turn being read
   std::string buf_;
   std::vector<tool> tools_;
   std::size_t header_off_ = 0;
@@ -610,6 +638,8 @@ class decoder_impl final : public stream_decoder, public token_stream::handler {
   json_extent ext_;
   bool call_nl_ = false;
   position call_pos_;
+  position nl_pos_;
+  position held_pos_;
   position call_tag_pos_;
   position call_text_pos_;
   position body_pos_;

@@ -525,8 +525,12 @@ class openchatml_decoder final : public detail::stream_decoder {
   std::size_t step_header(const char* p, std::size_t i, std::size_t n, std::size_t base) {
     const char* c = find_token_candidate(p + i, p + n);
     const auto j = static_cast<std::size_t>(c - p);
-    if (!header_append(p + i, j - i, base + i)) return n;
-    if (j > i && header_is_text()) return j;
+    // A '<' right before the candidate may make it an escape ("<<|end|>") once the header
+    // turns out to be text: the body scan resumes at that '<'.
+    const std::size_t lt = j > i && j < n && p[j - 1] == '<' ? j - 1 : j;
+    if (!header_append(p + i, lt - i, base + i)) return n;
+    if (lt > i && header_is_text()) return lt;
+    if (lt < j && !header_append(p + lt, j - lt, base + lt)) return n;
     if (j == n) return n;
     const auto m = match_token(c, n - j);
     if (m.status == match_status::need_more && !finishing) return j;
