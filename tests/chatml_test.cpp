@@ -58,7 +58,8 @@ TEST(ChatmlReference, ByteIdenticalToQwen25TemplateOnSeededCorpus) {
   EXPECT_EQ(differences, 0u);
 
   // The batch tool takes a one-pass path (simdjson straight to ChatML): it must give the
-  // same bytes as the library path checked above.
+  // same bytes as the library path checked above (and honour each line's
+  // add_generation_prompt, as Jinja2 did).
   const std::string batch = std::string(OCML_CLI_PATH) + " render -d chatml --jsonl -j 2 " +
                             (dir / "in.jsonl").string() + " > " + (dir / "batch.jsonl").string() +
                             " 2>/dev/null";
@@ -67,7 +68,9 @@ TEST(ChatmlReference, ByteIdenticalToQwen25TemplateOnSeededCorpus) {
   std::size_t k = 0;
   while (std::getline(batch_out, line)) {
     auto conv = ocml::from_openai_json(convs[k]);
-    auto text = ocml::render(*conv, {.dialect = ocml::dialect::chatml});
+    auto text = ocml::render(
+        *conv, {.dialect = ocml::dialect::chatml,
+                .add_generation_prompt = convs[k].value("add_generation_prompt", false)});
     ASSERT_EQ(json::parse(line)["text"].get<std::string>(), *text) << "line " << k + 1;
     ++k;
   }

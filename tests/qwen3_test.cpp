@@ -87,7 +87,8 @@ TEST(Qwen3Reference, ByteIdenticalToQwen3TemplateOnSeededCorpus) {
   EXPECT_EQ(thinking_off, convs.size() / 2);
   EXPECT_GT(with_reasoning, convs.size() / 10);  // the corpus exercises the think blocks
 
-  // The batch tool reads `chat_template_kwargs` per line: same bytes as Jinja2.
+  // The batch tool reads `chat_template_kwargs` and `add_generation_prompt` per line: same
+  // bytes as Jinja2.
   const std::string batch = std::string(OCML_CLI_PATH) + " render -d qwen3 --jsonl -j 2 " +
                             (dir / "in.jsonl").string() + " > " + (dir / "batch.jsonl").string() +
                             " 2>/dev/null";
@@ -97,10 +98,7 @@ TEST(Qwen3Reference, ByteIdenticalToQwen3TemplateOnSeededCorpus) {
   std::size_t k = 0, batch_differences = 0;
   while (std::getline(batch_out, line)) {
     ASSERT_LT(k, expected.size());
-    // The CLI's --add-generation-prompt is off; lines asking for it are compared without.
-    if (!convs[k].value("add_generation_prompt", false)) {
-      batch_differences += json::parse(line)["text"].get<std::string>() != expected[k] ? 1 : 0;
-    }
+    batch_differences += json::parse(line)["text"].get<std::string>() != expected[k] ? 1 : 0;
     ++k;
   }
   EXPECT_EQ(k, convs.size());

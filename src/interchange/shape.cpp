@@ -89,9 +89,9 @@ bool is_grouped(const conversation& c) {
 }  // namespace
 
 const conversation& as_grouped(const conversation& c, conversation& storage) {
-  const bool clean = std::all_of(c.messages.begin(), c.messages.end(),
-                                 [](const message& m) { return m.channel.empty(); });
-  if (clean && is_grouped(c)) return c;
+  // Grouped already (the OpenAI reader's "final" channels are the grouped default): no copy.
+  // The grouped-form renderers (ChatML, Qwen3) do not read channels.
+  if (is_grouped(c)) return c;
   storage = grouped_form(c);
   return storage;
 }

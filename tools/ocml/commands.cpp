@@ -1,5 +1,7 @@
 #include "commands.hpp"
 
+#include <string.h>
+
 #include <algorithm>
 #include <fstream>
 #include <functional>
@@ -61,12 +63,38 @@ json message_header_json(const message& m) {
 
 namespace {
 
+// Options a conversation may carry beside its messages, as vLLM and SGLang requests do
+// (`add_generation_prompt`, `chat_template_kwargs.enable_thinking`): they win over the
+// command line's. The JSON is read a second time only when one of the keys occurs in it.
+struct line_options {
+  bool add_generation_prompt;
+  bool enable_thinking = true;
+};
+line_options options_of(const render_args& a, std::string_view input) {
+  line_options lo{a.add_generation_prompt};
+  // memmem, not string_view::find: that one stops at every '"' of the line.
+  const auto has = [&](std::string_view key) {
+    return ::memmem(input.data(), input.size(), key.data(), key.size()) != nullptr;
+  };
+  if (!has("\"add_generation_prompt\"") && !has("\"chat_template_kwargs\"")) return lo;
+  simdjson::dom::element doc;
+  if (detail::parse_document(input).get(doc) != simdjson::SUCCESS || !doc.is_object()) return lo;
+  bool b = false;
+  if (doc["add_generation_prompt"].get(b) == simdjson::SUCCESS) lo.add_generation_prompt = b;
+  if (doc["chat_template_kwargs"]["enable_thinking"].get(b) == simdjson::SUCCESS) {
+    lo.enable_thinking = b;
+  }
+  return lo;
+}
+
 // Renders one JSON conversation; the text, or the diagnostics that explain why not.
 line_result render_one(const render_args& a, std::string_view input) {
   line_result r;
+  const line_options lo = options_of(a, input);
   if (a.dialect == dialect::chatml && a.format != json_format::harmony &&
       a.format != json_format::native &&
-      detail::chatml::render_openai_text(input, a.add_generation_prompt, r.output, r.diagnostics)) {
+      detail::chatml::render_openai_text(input, lo.add_generation_prompt, r.output,
+                                         r.diagnostics)) {
     return r;  // the one-pass path: OpenAI JSON straight to ChatML
   }
   r.diagnostics.clear();
@@ -111,17 +139,8 @@ line_result render_one(const render_args& a, std::string_view input) {
   }
   render_options o;
   o.dialect = a.dialect;
-  o.add_generation_prompt = a.add_generation_prompt;
-  // Per-conversation template switches, as vLLM and SGLang requests carry them.
-  if (input.find("\"chat_template_kwargs\"") != std::string_view::npos) {
-    const json j = json::parse(input, nullptr, /*allow_exceptions=*/false);
-    if (j.is_object() && j.contains("chat_template_kwargs")) {
-      const json& kw = j["chat_template_kwargs"];
-      if (kw.is_object() && kw.contains("enable_thinking") && kw["enable_thinking"].is_boolean()) {
-        o.enable_thinking = kw["enable_thinking"].get<bool>();
-      }
-    }
-  }
+  o.add_generation_prompt = lo.add_generation_prompt;
+  o.enable_thinking = lo.enable_thinking;
   o.training = a.training;
   o.drop_analysis = a.dialect == dialect::harmony && !a.keep_analysis;
   auto text = render(*conv, o, &r.diagnostics);
@@ -160,8 +179,8 @@ int run_render(const render_args& a) {
           a.format != json_format::native) {
         // The one-pass path: OpenAI JSON straight to the escaped output line.
         r.direct.raw("{\"text\":\"");
-        if (detail::chatml::render_openai_json_text(line.text, a.add_generation_prompt, r.direct,
-                                                    r.diagnostics)) {
+        const bool agp = options_of(a, line.text).add_generation_prompt;
+        if (detail::chatml::render_openai_json_text(line.text, agp, r.direct, r.diagnostics)) {
           r.direct.raw("\"}");
           return;
         }

@@ -41,8 +41,9 @@ inline const std::vector<std::string> kThinkTokens = {
     "<|im_start|>",    "<|im_end|>",       "<tool_call>", "</tool_call>",
     "<tool_response>", "</tool_response>", "<think>",     "</think>"};
 
-/// The tool object as templates print it (`tool | tojson`): as given, else rebuilt.
-[[nodiscard]] json tool_object(const tool& t);
+/// Appends the tool object as templates print it (`tool | tojson`, Python's spelling): as
+/// given, else rebuilt from its fields.
+void write_tool(const tool& t, std::string& out);
 /// Why message `i` cannot be written (its content spells markup ChatML cannot escape),
 /// or empty.
 [[nodiscard]] std::string forged(const message& m, std::size_t i);
@@ -56,8 +57,10 @@ inline const std::vector<std::string> kThinkTokens = {
 void write_reply(const std::vector<message>& ms, std::size_t i, std::string& out);
 
 /// The warnings both renderers give for what ChatML drops.
-[[nodiscard]] diagnostic dropped(std::size_t message, std::string_view what);
-[[nodiscard]] diagnostic dropped_developer(std::size_t message);
+[[nodiscard]] diagnostic dropped(std::size_t message, std::string_view what,
+                                 std::string_view who = "ChatML (Qwen2.5)");
+[[nodiscard]] diagnostic dropped_developer(std::size_t message,
+                                           std::string_view who = "ChatML (Qwen2.5)");
 [[nodiscard]] diagnostic dropped_ids_warning();
 
 result<std::string> render(const conversation& c, const render_options& o,

@@ -11,13 +11,16 @@
 
 namespace ocml::detail::chatml {
 
-json tool_object(const tool& t) {
-  if (!t.source.is_null()) return t.source;
+void write_tool(const tool& t, std::string& out) {
+  if (!t.source.is_null()) {  // as given (no copy of the tree)
+    python_json_dumps(t.source, out);
+    return;
+  }
   json f = json::object();
   f["name"] = t.name;
   if (!t.description.empty()) f["description"] = t.description;
   if (!t.parameters.is_null()) f["parameters"] = t.parameters;
-  return json{{"type", "function"}, {"function", f}};
+  python_json_dumps(json{{"type", "function"}, {"function", f}}, out);
 }
 
 // ChatML has no escape: content that spells its markup cannot be written. One pass over
@@ -57,19 +60,21 @@ diagnostic warning(std::string text) {
 
 }  // namespace
 
-diagnostic dropped(std::size_t message, std::string_view what) {
+diagnostic dropped(std::size_t message, std::string_view what, std::string_view who) {
   std::string text = "message ";
   text.reserve(64);
   char digits[24];
   text.append(digits, std::to_chars(digits, digits + sizeof digits, message).ptr);
-  text += ": ChatML (Qwen2.5) cannot hold ";
+  text += ": ";
+  text += who;
+  text += " cannot hold ";
   text += what;
   text += " (dropped)";
   return warning(std::move(text));
 }
-diagnostic dropped_developer(std::size_t message) {
-  return warning("message " + std::to_string(message) +
-                 ": ChatML (Qwen2.5) has no developer role (dropped, as its template does)");
+diagnostic dropped_developer(std::size_t message, std::string_view who) {
+  return warning("message " + std::to_string(message) + ": " + std::string(who) +
+                 " has no developer role (dropped, as its template does)");
 }
 diagnostic dropped_ids_warning() {
   return warning("ChatML cannot hold tool call ids (dropped)");
@@ -117,7 +122,7 @@ result<std::string> render(const conversation& c0, const render_options& o,
     out += kToolsHead;
     for (const auto& t : c.tools) {
       out += '\n';
-      python_json_dumps(tool_object(t), out);
+      write_tool(t, out);
     }
     out += kToolsTail;
   }

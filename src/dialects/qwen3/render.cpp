@@ -65,7 +65,7 @@ result<std::string> render(const conversation& c0, const render_options& o,
     out += kToolsHead;
     for (const auto& t : c.tools) {
       out += '\n';
-      python_json_dumps(chatml::tool_object(t), out);
+      chatml::write_tool(t, out);
     }
     out += chatml::kToolsTail;
     out += "<|im_end|>\n";
@@ -89,7 +89,7 @@ result<std::string> render(const conversation& c0, const render_options& o,
       return make_error(error_code::unrepresentable, err);
     }
     if (!m.name.empty() && m.role != role::tool) {
-      if (warnings != nullptr) warnings->push_back(chatml::dropped(i, "a name"));
+      if (warnings != nullptr) warnings->push_back(chatml::dropped(i, "a name", "Qwen3"));
     }
     switch (m.role) {
       case role::system:
@@ -103,7 +103,7 @@ result<std::string> render(const conversation& c0, const render_options& o,
         out += "<|im_end|>\n";
         break;
       case role::developer:
-        if (warnings != nullptr) warnings->push_back(chatml::dropped_developer(i));
+        if (warnings != nullptr) warnings->push_back(chatml::dropped_developer(i, "Qwen3"));
         break;
       case role::tool:
         chatml::write_reply(ms, i, out);
