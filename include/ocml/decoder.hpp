@@ -63,6 +63,15 @@ enum class event_kind : std::uint8_t {
   document_part,    ///< A complete part of an OpenChatML 0.1 document (`part` is set).
   reflection,       ///< A slice of an OpenChatML 0.1 <|start_reflect|> block (`text`).
   introspection,    ///< A slice of an OpenChatML 0.1 <|start_introspect|> block (`text`).
+  structure,        ///< Markup consumed: control tokens, role lines, the format's separators.
+  skipped,          ///< Bytes dropped (lenient mode, or after a strict error); `text` says why.
+};
+
+/// Bytes [begin, end) of the decoder's input.
+struct byte_span {
+  std::size_t begin = 0;
+  std::size_t end = 0;
+  friend bool operator==(const byte_span&, const byte_span&) = default;
 };
 
 /// One decoder event. Pointers and views are valid only during the callback.
@@ -77,7 +86,17 @@ struct event {
   const std::vector<ocml::tool>* tools = nullptr;
   const ocml::document_part* part = nullptr;
   end_token end = end_token::unspecified;
+  /// The input this event consumed. For decoders that report spans (spans_reported()),
+  /// the spans of all events but diagnostics, in order, tile the input exactly: every byte
+  /// is text (content, reasoning, …), a call, structure, or skipped. Message begin and end
+  /// markers take no bytes (the tokens around them are structure). Spans never depend on
+  /// how the input was chunked.
+  byte_span span;
 };
+
+/// True when `d`'s decoder reports byte spans that tile its input (ChatML, Qwen3 and
+/// GabGPT so far; the others report offsets only: docs/decisions.md 27).
+[[nodiscard]] bool spans_reported(dialect d) noexcept;
 
 /// Streaming decoder for the OpenChatML 2.x family and harmony.
 ///

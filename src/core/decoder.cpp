@@ -3,6 +3,10 @@
 
 namespace ocml {
 
+bool spans_reported(dialect d) noexcept {
+  return detail::codec_of(d).spans;
+}
+
 struct decoder::impl {
   std::unique_ptr<detail::stream_decoder> d;
 };

@@ -1,4 +1,8 @@
-// Event and diagnostic plumbing shared by the token_stream-based dialect decoders.
+// Event and diagnostic plumbing shared by the token_stream-based dialect decoders, and the
+// byte spans of their events: text slices cover their own bytes; structure(), skipped(),
+// call(), tools() cover from the end of the previous span (the cursor) to a given end;
+// message markers take no bytes. A token a decoder's handler did not cover is structure
+// (claim_token). Decoders that report spans must cover every byte they consume.
 #pragma once
 
 #include <string>
@@ -32,8 +36,22 @@ class emitter {
     e.kind = event_kind::message_begin;
     e.offset = off;
     e.message = &msg_;
+    e.span = {cursor_, cursor_};
     emit(e);
   }
+  /// Markup from the cursor up to `end` (nothing when the cursor is there already).
+  void structure(std::size_t end) { cover(event_kind::structure, end, {}); }
+  /// Bytes from the cursor up to `end` dropped, for the reason `why`.
+  void skipped(std::size_t end, std::string_view why) { cover(event_kind::skipped, end, why); }
+  /// A control token [off, end) that the handler of the token left uncovered is structure.
+  void claim_token(std::size_t off, std::size_t end) {
+    if (cursor_ == off) structure(end);
+  }
+  /// After a strict error, or at the end: what is left of the input up to `end` is skipped.
+  void finish_spans(std::size_t end) {
+    if (failed_) skipped(end, "decoding stopped at an error");
+  }
+  [[nodiscard]] std::size_t cursor() const noexcept { return cursor_; }
   void text(std::string_view t, std::size_t off) {
     slice_impl(event_kind::content, t, off, nullptr);
   }
@@ -50,25 +68,29 @@ class emitter {
   void slice_at(event_kind k, std::string_view t, std::size_t off, const position& start) {
     slice_impl(k, t, off, &start);
   }
-  void call(const tool_call& c, std::size_t off) {
+  /// A whole call; its span runs from the cursor to `end` (its tags and separator too).
+  void call(const tool_call& c, std::size_t off, std::size_t end = kNoEnd) {
     event e;
     e.kind = event_kind::tool_call;
     e.offset = off;
     e.call = &c;
+    e.span = {cursor_, end == kNoEnd ? cursor_ : end};
     emit(e);
   }
-  void part(const document_part& p, std::size_t off) {
+  void part(const document_part& p, std::size_t off, std::size_t end = kNoEnd) {
     event e;
     e.kind = event_kind::document_part;
     e.offset = off;
     e.part = &p;
+    e.span = {cursor_, end == kNoEnd ? cursor_ : end};
     emit(e);
   }
-  void tools(const std::vector<tool>& t, std::size_t off) {
+  void tools(const std::vector<tool>& t, std::size_t off, std::size_t end = kNoEnd) {
     event e;
     e.kind = event_kind::tools;
     e.offset = off;
     e.tools = &t;
+    e.span = {cursor_, end == kNoEnd ? cursor_ : end};
     emit(e);
   }
   void end(end_token how, std::size_t off) {
@@ -83,6 +105,7 @@ class emitter {
     e.offset = off;
     e.end = how;
     e.message = &msg_;
+    e.span = {cursor_, cursor_};
     emit(e);
   }
   void report(error_code code, severity lvl, std::size_t off, const std::string& text) {
@@ -170,11 +193,24 @@ class emitter {
     e.kind = k;
     e.offset = off;
     e.text = t;
+    e.span = {off, off + t.size()};
+    emit(e);
+  }
+  void cover(event_kind k, std::size_t end, std::string_view why) {
+    if (end <= cursor_) return;
+    event e;
+    e.kind = k;
+    e.offset = cursor_;
+    e.text = why;
+    e.span = {cursor_, end};
     emit(e);
   }
   void emit(const event& e) {
+    if (e.kind != event_kind::diagnostic && e.span.end > cursor_) cursor_ = e.span.end;
     if (out_) out_(e);
   }
+  static constexpr std::size_t kNoEnd = static_cast<std::size_t>(-1);
+  std::size_t cursor_ = 0;  // end of the last span
 
   const decoder_options& opt_;
   decoder::sink out_;

@@ -45,6 +45,9 @@ void collector::operator()(const event& e) {
     case event_kind::tools:
       result_.conversation.tools = *e.tools;
       break;
+    case event_kind::structure:
+    case event_kind::skipped:
+      break;
     case event_kind::tool_call:
       if (open_) msgs.back().tool_calls.push_back(*e.call);
       break;

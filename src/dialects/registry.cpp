@@ -92,7 +92,8 @@ constexpr std::array<codec, dialect_count> kCodecs = {{
      chatml::render,
      [](decoder_options o, decoder::sink s) {
        return chatml::make_decoder(std::move(o), std::move(s));
-     }},
+     },
+     /*spans=*/true},
     {{dialect::pcml, "pcml",
       "Pawlette Chat Markup Language: [SYS]/[USR]/[AST]/[OBS], <think>, <call>, <end>", kNoAlias,
       kPcmlTokens, kStopPcml},
@@ -126,7 +127,8 @@ constexpr std::array<codec, dialect_count> kCodecs = {{
      turn_shape::grouped,
      f_system | f_tool_replies | f_tool_calls | f_reasoning | f_tool_definitions,
      qwen3::render,
-     qwen3::make_decoder},
+     qwen3::make_decoder,
+     /*spans=*/true},
 }};
 
 constexpr bool in_enum_order() {

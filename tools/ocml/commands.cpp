@@ -271,6 +271,7 @@ int run_stream(const parse_args& a) {
   if (!open_input(in, a.file)) return 1;
   if (!a.events.empty()) return run_stream_events(a, in.bytes());
   bool error = false;
+  const bool spans = spans_reported(a.decoder.dialect);
   decoder d(a.decoder, [&](const event& e) {
     json j = json::object();
     switch (e.kind) {
@@ -319,6 +320,15 @@ int run_stream(const parse_args& a) {
         j["offset"] = e.offset;
         j["end"] = std::string(end_name(e.end));
         break;
+      case event_kind::structure:
+        j["event"] = "structure";
+        j["offset"] = e.offset;
+        break;
+      case event_kind::skipped:
+        j["event"] = "skipped";
+        j["offset"] = e.offset;
+        j["why"] = std::string(e.text);
+        break;
       case event_kind::diagnostic:
         j["event"] = "diagnostic";
         j["offset"] = e.offset;
@@ -331,6 +341,7 @@ int run_stream(const parse_args& a) {
         print_diag(*e.diag);
         break;
     }
+    if (spans && e.kind != event_kind::diagnostic) j["span"] = {e.span.begin, e.span.end};
     std::cout << dump_json(j) << '\n';
   });
   feed(d, in.bytes(), a.chunk);

@@ -40,17 +40,23 @@ class decoder_impl final : public stream_decoder, public token_stream::handler {
   }
 
   void push(std::string_view bytes) override {
+    total_ += bytes.size();
     if (!em_.failed()) ts_.push(bytes, *this);
   }
   void finish() override {
-    if (em_.failed()) return;
+    if (!em_.failed()) finish_input();
+    em_.finish_spans(total_);
+  }
+  void finish_input() {
     ts_.finish(*this);
     const std::size_t off = ts_.consumed();
     if (st_ == state::between) return;
+    if (st_ == state::role_line) em_.skipped(off, "a role line the input ended in");
     if (st_ == state::maybe_think) {
       flush_maybe_think();
     } else if (st_ == state::think) {
       held_nl_ = 0;  // the reasoning's trailing newlines, as before </think>
+      em_.structure(off);
     }
     if (st_ == state::call) {
       // A call the model never closed (EOS right after its JSON is common in the wild).
@@ -113,6 +119,7 @@ class decoder_impl final : public stream_decoder, public token_stream::handler {
           if (t.front() == '\n') {
             t.remove_prefix(1);
             ++off;
+            em_.structure(off);
           }
         }
         if (t.empty()) return;
@@ -143,6 +150,7 @@ class decoder_impl final : public stream_decoder, public token_stream::handler {
           if (t.front() == '\n') {
             t.remove_prefix(1);
             ++off;
+            em_.structure(off);
           }
         }
         body_text(t, off);
@@ -152,6 +160,18 @@ class decoder_impl final : public stream_decoder, public token_stream::handler {
 
   void on_token(std::size_t id, std::size_t off) override {
     const std::size_t after = off + tok(id).size();
+    handle_token(id, off, after);
+    // A token the handler did not cover (as text, or inside a call or held text) is markup.
+    if (!holding()) em_.claim_token(off, after);
+  }
+
+  // True while bytes are held back to be covered later (a call, a Qwen3 system turn, text
+  // before </think>).
+  [[nodiscard]] bool holding() const noexcept {
+    return st_ == state::call || st_ == state::maybe_think || (st_ == state::body && is_system_);
+  }
+
+  void handle_token(std::size_t id, std::size_t off, std::size_t after) {
     switch (st_) {
       case state::between:
         if (id == im_start) {
@@ -159,9 +179,9 @@ class decoder_impl final : public stream_decoder, public token_stream::handler {
           header_off_ = after;
           header_pos_ = em_.where(after);
           st_ = state::role_line;
-        } else {
-          (void)em_.recoverable(error_code::unexpected_token, off,
-                                "stray " + tok(id) + " outside a message");
+        } else if (em_.recoverable(error_code::unexpected_token, off,
+                                   "stray " + tok(id) + " outside a message")) {
+          em_.skipped(after, "a control token outside any message");
         }
         return;
       case state::role_line:
@@ -191,7 +211,7 @@ class decoder_impl final : public stream_decoder, public token_stream::handler {
           // A tag inside a JSON string is part of the string.
           buf_ += tok(id);
         } else if (id == call_close) {
-          if (!finish_call(true)) return;
+          if (!finish_call(true, after)) return;
           st_ = state::after_call;
           after_call_nl_ = true;
         } else if (id == im_end) {
@@ -200,7 +220,7 @@ class decoder_impl final : public stream_decoder, public token_stream::handler {
         } else if (id == call_open && opt_.lenient && ext_.complete()) {
           em_.report(error_code::unexpected_token, severity::warning, off,
                      "recovered: <tool_call> without </tool_call> before the next <tool_call>");
-          (void)finish_call(false);
+          (void)finish_call(false, off);
           if (!em_.failed()) start_call(off, after);
         } else {
           unexpected(id, off);
@@ -228,13 +248,14 @@ class decoder_impl final : public stream_decoder, public token_stream::handler {
         return;
       case state::think:
         if (id == think_close) {
-          end_think();
+          end_think(off);
         } else if (id == im_end) {
           if (!em_.recoverable(error_code::unexpected_token, off,
                                "<|im_end|> inside <think> (reasoning kept)")) {
             return;
           }
           held_nl_ = 0;
+          em_.structure(off);
           close(off);
         } else {
           think_text(tok(id), off);  // a tag inside <think> is reasoning text, never a call
@@ -248,9 +269,10 @@ class decoder_impl final : public stream_decoder, public token_stream::handler {
           st_ = state::think;
           lead_ = true;
           think_text(held, held_off_, &held_pos_);
-          end_think();
+          end_think(off);
         } else if (id == think_open && is_blank(buf_)) {
           buf_.clear();
+          em_.structure(off);  // white space before <think>
           start_think();
         } else {
           flush_maybe_think();
@@ -271,6 +293,7 @@ class decoder_impl final : public stream_decoder, public token_stream::handler {
 
   // Parses the role line; sets up the body. False when decoding stopped.
   bool open_body(std::size_t body_off) {
+    em_.structure(body_off);  // the role line
     body_off_ = body_off;
     body_pos_ = em_.where(body_off);
     pending_nl_ = false;
@@ -309,8 +332,25 @@ class decoder_impl final : public stream_decoder, public token_stream::handler {
     return true;
   }
 
+  // Text between turns: white space is the format's; anything else is reported, and
+  // dropped in lenient mode (a strict error stops decoding).
   void whitespace_only(std::string_view t, std::size_t off) {
-    em_.stray(t, off, "text outside any message");
+    // Runs of white space are structure, other runs reported and skipped: the same at any
+    // chunking.
+    std::size_t k = 0;
+    while (k < t.size()) {
+      const bool space = is_space(t[k]);
+      std::size_t e = k;
+      while (e < t.size() && is_space(t[e]) == space) ++e;
+      if (space) {
+        em_.structure(off + e);
+      } else {
+        em_.stray(t.substr(k, e - k), off + k, "text outside any message");
+        if (em_.failed()) return;
+        em_.skipped(off + e, "text outside any message");
+      }
+      k = e;
+    }
   }
 
   // Text of a body. The newline the template puts before a tag is held back until we know
@@ -324,6 +364,7 @@ class decoder_impl final : public stream_decoder, public token_stream::handler {
       if (start != nullptr) at = advance(at, t.substr(0, k));
       t.remove_prefix(k);
       off += k;
+      em_.structure(off);
       if (t.empty()) return;
       strip_lead_ = false;
     }
@@ -371,7 +412,8 @@ class decoder_impl final : public stream_decoder, public token_stream::handler {
     } else if (id == call_open && r == role::assistant && st_ == state::body) {
       start_call(off, after);
     } else if (id == resp_close && st_ == state::response) {
-      pending_nl_ = false;
+      pending_nl_ = false;  // the template's "\n" before </tool_response>
+      em_.structure(off);
       em_.end(end_token::end, off);
       st_ = state::after_resp;
     } else if (id != im_start && id != im_end &&
@@ -391,13 +433,15 @@ class decoder_impl final : public stream_decoder, public token_stream::handler {
     }
     if (st_ == state::call) {
       buf_ += tok(id);
-    } else if (em_.open()) {
-      flush_nl();
-      em_.text(tok(id), off);
+    } else if (em_.open() || is_system_) {
+      body_text(tok(id), off);  // in order with held system text
+    } else {
+      em_.skipped(off + tok(id).size(), "a control token outside any message");
     }
   }
 
   void close(std::size_t off) {
+    flush_nl();  // a newline held at the end of the turn is its text (e.g. a reverted call's)
     em_.end(end_token::end, off);
     st_ = state::between;
     em_.allow_stray();
@@ -448,7 +492,7 @@ class decoder_impl final : public stream_decoder, public token_stream::handler {
                                                                 : " (kept as text)"))) {
       return false;
     }
-    if (!ext_.complete() || !finish_call(false)) {
+    if (!ext_.complete() || !finish_call(false, off)) {
       if (st_ == state::call) revert_call(false);
     }
     return true;
@@ -463,7 +507,8 @@ class decoder_impl final : public stream_decoder, public token_stream::handler {
   // Reads the buffered call (`closed`: its </tool_call> was seen). A body that is not a
   // call is an error in strict mode and its text in lenient mode. False when decoding
   // stopped, or (lenient) when the call became text.
-  bool finish_call(bool closed) {
+  // `end`: where the call's bytes end (after its close tag, or where it was cut off).
+  bool finish_call(bool closed, std::size_t end) {
     std::string_view body(buf_);
     if (body.starts_with('\n')) body.remove_prefix(1);
     if (body.ends_with('\n')) body.remove_suffix(1);
@@ -491,7 +536,7 @@ class decoder_impl final : public stream_decoder, public token_stream::handler {
       em_.report_at(error_code::body_constraint_violation, severity::warning, call_off_, call_pos_,
                     "recovered: " + repaired);
     }
-    em_.call(tc, call_off_);
+    em_.call(tc, call_off_, end);
     buf_.clear();
     return true;
   }
@@ -509,8 +554,10 @@ class decoder_impl final : public stream_decoder, public token_stream::handler {
     held_nl_ = 0;
     fresh_ = false;
   }
-  void end_think() {
+  // </think> at `off`.
+  void end_think(std::size_t off) {
     held_nl_ = 0;  // "\n</think>": the template's, not the reasoning's
+    em_.structure(off);
     st_ = state::body;
     strip_lead_ = true;
   }
@@ -532,6 +579,7 @@ class decoder_impl final : public stream_decoder, public token_stream::handler {
       if (start != nullptr) at = detail::advance(at, t.substr(0, k));
       t.remove_prefix(k);
       off += k;
+      em_.structure(off);
       if (t.empty()) return;
       lead_ = false;
     }
@@ -603,17 +651,19 @@ class decoder_impl final : public stream_decoder, public token_stream::handler {
       }
       std::string err;
       if (ok && read_tools(arr, tools_, err)) {
-        em_.tools(tools_, body_off_ + head);
-        body = body.substr(0, text_end);
-        if (own_head && head == 0) {  // only the tools block: no system message
-          buf_.clear();
-          return;
+        // In input order: the system text (unless the turn is only the tools block, which
+        // holds no system message in Qwen3's markup), then the block.
+        if (!(own_head && head == 0)) {
+          if (own_head) begin(role::system, header_off_);
+          em_.text_at(body.substr(0, text_end), body_off_, body_pos_);
         }
-      } else {
-        em_.report_at(error_code::parse_header, em_.soft(), body_off_ + head,
-                      advance(body_pos_, std::string_view(buf_).substr(0, head)),
-                      "system tools block is not one JSON tool per line");
+        em_.tools(tools_, body_off_ + head, body_off_ + body.size());
+        buf_.clear();
+        return;
       }
+      em_.report_at(error_code::parse_header, em_.soft(), body_off_ + head,
+                    advance(body_pos_, std::string_view(buf_).substr(0, head)),
+                    "system tools block is not one JSON tool per line");
     }
     if (own_head) begin(role::system, header_off_);
     em_.text_at(body, body_off_, body_pos_);
@@ -649,6 +699,7 @@ class decoder_impl final : public stream_decoder, public token_stream::handler {
   bool pending_nl_ = false;
   bool is_system_ = false;
   bool strip_leading_nl_ = false;
+  std::size_t total_ = 0;  // bytes pushed (the spans cover them all)
   // Qwen3.
   bool think_ = false;
   std::string_view tools_head_;

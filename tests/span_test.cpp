@@ -1,0 +1,159 @@
+// Every byte accounted for: for each dialect whose decoder reports spans, the spans of all
+// events but diagnostics tile the input (random token soups, strict and lenient, transcript
+// and completion, whole and at chunk sizes 1 and 7); spans do not depend on the chunking;
+// a text event's span holds exactly its text (these dialects have no escapes).
+#include <gtest/gtest.h>
+
+#include <ostream>
+#include <random>
+
+#include "support.hpp"
+
+namespace {
+
+struct span_event {
+  ocml::event_kind kind;
+  ocml::byte_span span;
+  friend bool operator==(const span_event&, const span_event&) = default;
+  friend std::ostream& operator<<(std::ostream& os, const span_event& e) {
+    return os << static_cast<int>(e.kind) << "[" << e.span.begin << "," << e.span.end << ")";
+  }
+};
+
+bool is_text(ocml::event_kind k) {
+  return k == ocml::event_kind::content || k == ocml::event_kind::reasoning ||
+         k == ocml::event_kind::reflection || k == ocml::event_kind::introspection;
+}
+
+// Decodes `text` in `chunk`-byte pushes (0: whole); the events with spans, adjacent text
+// slices of one kind joined (chunking may cut them anywhere). Fails the test on a gap, an
+// overlap, a span past the input, or text that is not the bytes of its span.
+std::vector<span_event> spans_of(const std::string& text, const ocml::decoder_options& o,
+                                 std::size_t chunk, const std::string& what) {
+  std::vector<span_event> out;
+  std::size_t cursor = 0;
+  ocml::decoder d(o, [&](const ocml::event& e) {
+    if (e.kind == ocml::event_kind::diagnostic) return;
+    if (e.span.begin != cursor || e.span.end < e.span.begin || e.span.end > text.size()) {
+      ADD_FAILURE() << what << ": event " << static_cast<int>(e.kind) << " spans [" << e.span.begin
+                    << ", " << e.span.end << ") after " << cursor << "\n"
+                    << text;
+    }
+    if (is_text(e.kind) && text.substr(e.span.begin, e.span.end - e.span.begin) != e.text) {
+      ADD_FAILURE() << what << ": text event's bytes differ from its text";
+    }
+    cursor = e.span.end;
+    if (e.span.begin == e.span.end && is_text(e.kind)) return;
+    if (!out.empty() && out.back().kind == e.kind && out.back().span.end == e.span.begin &&
+        (is_text(e.kind) || e.kind == ocml::event_kind::structure ||
+         e.kind == ocml::event_kind::skipped)) {
+      out.back().span.end = e.span.end;
+      return;
+    }
+    out.push_back({e.kind, e.span});
+  });
+  ocml::test::feed(d, text, chunk);
+  EXPECT_EQ(cursor, text.size()) << what << ": the spans stop short of the end";
+  return out;
+}
+
+// Random soups of the dialect's own tokens, role words, JSON, white space and prose.
+std::string soup(std::mt19937& rng, const ocml::dialect_info& info) {
+  static const std::vector<std::string> words = {
+      "system\n",   "user\n",  "assistant\n", "tool\n",
+      "\n",         "\n\n",    " ",           "Hello",
+      "日本語",     "😀",       "\t",          "{\"name\": \"f\", \"arguments\": {}}",
+      "{\"a\": \"", "\"}",     "}",           "<b>",
+      "<|",         "\xff",    "\xe6\x97",    "robot\n",
+      "x",          "<think>", "</tool",      "_call>"};
+  std::uniform_int_distribution<int> len(0, 40);
+  std::string s;
+  for (int n = len(rng); n > 0; --n) {
+    if (rng() % 3 == 0) {
+      s += info.tokens[rng() % info.tokens.size()];
+    } else {
+      s += words[rng() % words.size()];
+    }
+  }
+  return s;
+}
+
+TEST(Spans, TileTheInputOfRandomTokenSoupsInEveryDialectThatReportsThem) {
+  std::size_t dialects = 0;
+  for (const auto& info : ocml::dialects()) {
+    if (!ocml::spans_reported(info.id)) continue;
+    ++dialects;
+    std::mt19937 rng(20261123u + static_cast<unsigned>(info.id));
+    for (int i = 0; i < 2000; ++i) {
+      const std::string text = soup(rng, info);
+      for (const bool lenient : {false, true}) {
+        const ocml::decoder_options o{
+            .dialect = info.id, .lenient = lenient, .completion = (i % 2) == 1};
+        const std::string what =
+            std::string(info.name) + " #" + std::to_string(i) + (lenient ? " lenient" : " strict");
+        const auto whole = spans_of(text, o, 0, what);
+        EXPECT_EQ(spans_of(text, o, 1, what + " chunk 1"), whole) << what << "\n" << text;
+        EXPECT_EQ(spans_of(text, o, 7, what + " chunk 7"), whole) << what << "\n" << text;
+        if (::testing::Test::HasFailure()) return;  // one case explained beats a flood
+      }
+    }
+  }
+  EXPECT_GE(dialects, 2u);
+}
+
+TEST(Spans, ChatmlEventLogWithOffsets) {
+  // llhttp-style expected log: every byte of a small transcript, by event.
+  const std::string text =
+      "<|im_start|>user\nHi<|im_end|>\n<|im_start|>assistant\nOk.\n<tool_call>\n"
+      "{\"name\": \"f\", \"arguments\": {}}\n</tool_call><|im_end|>\n";
+  std::vector<std::string> log;
+  const auto name = [](ocml::event_kind k) -> std::string {
+    switch (k) {
+      case ocml::event_kind::structure:
+        return "structure";
+      case ocml::event_kind::message_begin:
+        return "begin";
+      case ocml::event_kind::content:
+        return "content";
+      case ocml::event_kind::message_end:
+        return "end";
+      case ocml::event_kind::tool_call:
+        return "call";
+      default:
+        return "other";
+    }
+  };
+  ocml::decoder d({.dialect = ocml::dialect::chatml}, [&](const ocml::event& e) {
+    if (e.kind == ocml::event_kind::diagnostic) return;
+    log.push_back(name(e.kind) + "[" + std::to_string(e.span.begin) + "," +
+                  std::to_string(e.span.end) + ")");
+  });
+  d.push(text);
+  d.finish();
+  // <|im_start|> user\n Hi <|im_end|> \n <|im_start|> assistant\n Ok. \n<tool_call>…</tool_call>
+  // <|im_end|> \n
+  const std::vector<std::string> expected = {
+      "structure[0,12)",  "structure[12,17)",   "begin[17,17)",      "content[17,19)",
+      "end[19,19)",       "structure[19,29)",   "structure[29,30)",  "structure[30,42)",
+      "structure[42,52)", "begin[52,52)",       "content[52,55)",    "call[55,111)",
+      "end[111,111)",     "structure[111,121)", "structure[121,122)"};
+  EXPECT_EQ(log, expected);
+}
+
+}  // namespace
+
+namespace {
+
+// Found by the span property: a token kept as text inside a ChatML system turn (whose text
+// is held until the turn ends, to cut off the tools block) was written before the text held
+// before it.
+TEST(Spans, TokenKeptAsTextInSystemTurnStaysInOrder) {
+  for (const auto d : {ocml::dialect::chatml, ocml::dialect::qwen3}) {
+    const auto r = ocml::parse("<|im_start|>system\nA<|im_start|>B<|im_end|>",
+                               {.dialect = d, .lenient = true});
+    ASSERT_EQ(r.conversation.messages.size(), 1u);
+    EXPECT_EQ(r.conversation.messages[0].content, "A<|im_start|>B");
+  }
+}
+
+}  // namespace
