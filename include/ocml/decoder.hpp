@@ -96,6 +96,8 @@ struct event {
 
 /// True when `d`'s decoder reports byte spans that tile its input (ChatML, Qwen3 and
 /// GabGPT so far; the others report offsets only: docs/decisions.md 27).
+///
+///   if (ocml::spans_reported(ocml::dialect::chatml)) { /* every byte is in some event */ }
 [[nodiscard]] bool spans_reported(dialect d) noexcept;
 
 /// Streaming decoder for the OpenChatML 2.x family and harmony.

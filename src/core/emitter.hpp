@@ -163,6 +163,26 @@ class emitter {
       return;
     }
   }
+  /// Text outside any message: runs of white space (`space`) are structure, other runs are
+  /// reported as stray (once per gap, E-PARSE-STRAY-TEXT) and skipped in lenient mode. The
+  /// same at any chunking.
+  void between_turns(std::string_view t, std::size_t off, const char* what,
+                     bool (*space)(char) = is_space) {
+    std::size_t k = 0;
+    while (k < t.size()) {
+      const bool blank = space(t[k]);
+      std::size_t e = k;
+      while (e < t.size() && space(t[e]) == blank) ++e;
+      if (blank) {
+        structure(off + e);
+      } else {
+        stray(t.substr(k, e - k), off + k, what, space);
+        if (failed_) return;
+        skipped(off + e, what);
+      }
+      k = e;
+    }
+  }
   /// A message was closed: text after it may be reported as stray again.
   void allow_stray() noexcept { stray_reported_ = false; }
 

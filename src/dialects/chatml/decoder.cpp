@@ -332,25 +332,8 @@ class decoder_impl final : public stream_decoder, public token_stream::handler {
     return true;
   }
 
-  // Text between turns: white space is the format's; anything else is reported, and
-  // dropped in lenient mode (a strict error stops decoding).
   void whitespace_only(std::string_view t, std::size_t off) {
-    // Runs of white space are structure, other runs reported and skipped: the same at any
-    // chunking.
-    std::size_t k = 0;
-    while (k < t.size()) {
-      const bool space = is_space(t[k]);
-      std::size_t e = k;
-      while (e < t.size() && is_space(t[e]) == space) ++e;
-      if (space) {
-        em_.structure(off + e);
-      } else {
-        em_.stray(t.substr(k, e - k), off + k, "text outside any message");
-        if (em_.failed()) return;
-        em_.skipped(off + e, "text outside any message");
-      }
-      k = e;
-    }
+    em_.between_turns(t, off, "text outside any message");
   }
 
   // Text of a body. The newline the template puts before a tag is held back until we know

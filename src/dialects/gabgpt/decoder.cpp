@@ -25,10 +25,14 @@ class decoder_impl final : public stream_decoder, public token_stream::handler {
   }
 
   void push(std::string_view bytes) override {
+    total_ += bytes.size();
     if (!em_.failed()) ts_.push(bytes, *this);
   }
   void finish() override {
-    if (em_.failed()) return;
+    if (!em_.failed()) finish_input();
+    em_.finish_spans(total_);
+  }
+  void finish_input() {
     ts_.finish(*this);
     const std::size_t off = ts_.consumed();
     if (st_ == state::user) {
@@ -59,7 +63,7 @@ class decoder_impl final : public stream_decoder, public token_stream::handler {
           em_.text(t, off);
           return;
         }
-        em_.stray(t, off, "text after <|end|>", gabgpt_space);
+        em_.between_turns(t, off, "text after <|end|>", gabgpt_space);
         return;
       case state::user:
       case state::assistant:
@@ -72,8 +76,13 @@ class decoder_impl final : public stream_decoder, public token_stream::handler {
   }
 
   void on_token(std::size_t id, std::size_t off) override {
-    seen_token_ = true;
     const std::size_t after = off + kTokens[id].size();
+    handle_token(id, off, after);
+    em_.claim_token(off, after);  // every GabGPT token is markup
+  }
+
+  void handle_token(std::size_t id, std::size_t off, std::size_t after) {
+    seen_token_ = true;
     switch (id) {
       case user:
         close_open(off);
@@ -110,7 +119,9 @@ class decoder_impl final : public stream_decoder, public token_stream::handler {
         return;
       case end:
         if (st_ == state::between) {
-          (void)em_.recoverable(error_code::unexpected_token, off, "stray <|end|>");
+          if (em_.recoverable(error_code::unexpected_token, off, "stray <|end|>")) {
+            em_.skipped(after, "<|end|> outside any turn");
+          }
           return;
         }
         em_.end(end_token::end, off);
@@ -134,6 +145,7 @@ class decoder_impl final : public stream_decoder, public token_stream::handler {
   emitter em_;
   state st_ = state::between;
   bool seen_token_ = false;
+  std::size_t total_ = 0;  // bytes pushed (the spans cover them all)
 };
 
 }  // namespace
