@@ -33,22 +33,6 @@ constexpr std::array<sv, 6> k20Tokens = {"<|start|>", "<|message|>", "<|channel|
 constexpr std::array<sv, 7> kHarmonyTokens = {"<|start|>",     "<|message|>", "<|channel|>",
                                               "<|constrain|>", "<|end|>",     "<|return|>",
                                               "<|call|>"};
-constexpr std::array<sv, 6> kChatmlTokens = {"<|im_start|>", "<|im_end|>",      "<tool_call>",
-                                             "</tool_call>", "<tool_response>", "</tool_response>"};
-constexpr std::array<sv, 8> kQwen3Tokens = {"<|im_start|>", "<|im_end|>",      "<tool_call>",
-                                            "</tool_call>", "<tool_response>", "</tool_response>",
-                                            "<think>",      "</think>"};
-constexpr std::array<sv, 16> kPcmlTokens = {
-    "[SYS]", "[/SYS]",  "[USR]",    "[/USR]", "[AST]",   "[/AST]", "[OBS]",   "[/OBS]",
-    "[SEP]", "<think>", "</think>", "<call>", "</call>", "<end>",  "<tools>", "</tools>"};
-constexpr std::array<sv, 4> kGabTokens = {"<|user|>", "<|think|>", "<|assistant|>", "<|end|>"};
-constexpr std::array<sv, 18> k01Tokens = {
-    "<|im_start|>",        "<|im_end|>",         "<|fim_prefix|>",  "<|fim_middle|>",
-    "<|fim_suffix|>",      "<|file_separator|>", "<|reflect|>",     "<|introspect|>",
-    "<|reason|>",          "<|start_reflect|>",  "<|end_reflect|>", "<|start_introspect|>",
-    "<|end_introspect|>",  "<|start_reason|>",   "<|end_reason|>",  "<|function_list|>",
-    "<|function_output|>", "<|function_call|>"};
-
 constexpr std::array<sv, 2> kStop2x = {"<|return|>", "<|call|>"};
 constexpr std::array<sv, 1> kStopImEnd = {"<|im_end|>"};
 constexpr std::array<sv, 1> kStopPcml = {"<end>"};
@@ -85,7 +69,7 @@ constexpr std::array<codec, dialect_count> kCodecs = {{
      make_openchatml_decoder},
     {{dialect::chatml, "chatml",
       "Qwen2.5 ChatML with Hermes <tool_call>/<tool_response>, byte-compatible with its template",
-      kChatmlAlias, kChatmlTokens, kStopImEnd},
+      kChatmlAlias, chatml::kTokenNames, kStopImEnd},
      "chatml",
      turn_shape::grouped,
      f_system | f_tool_replies | f_tool_calls | f_tool_definitions,
@@ -96,7 +80,7 @@ constexpr std::array<codec, dialect_count> kCodecs = {{
      /*spans=*/true},
     {{dialect::pcml, "pcml",
       "Pawlette Chat Markup Language: [SYS]/[USR]/[AST]/[OBS], <think>, <call>, <end>", kNoAlias,
-      kPcmlTokens, kStopPcml},
+      pcml::kTokenNames, kStopPcml},
      "pcml",
      turn_shape::grouped,
      f_system | f_tool_replies | f_tool_calls | f_call_ids | f_author_names | f_reasoning |
@@ -104,7 +88,7 @@ constexpr std::array<codec, dialect_count> kCodecs = {{
      pcml::render,
      pcml::make_decoder},
     {{dialect::gabgpt, "gabgpt", "GabGPT ChatML: <|user|>, <|think|>, <|assistant|>, <|end|>",
-      kNoAlias, kGabTokens, kStopGab},
+      kNoAlias, gabgpt::kTokenNames, kStopGab},
      "gabgpt",
      turn_shape::grouped,
      f_reasoning,
@@ -113,7 +97,7 @@ constexpr std::array<codec, dialect_count> kCodecs = {{
      /*spans=*/true},
     {{dialect::ocml_0_1, "ocml-0.1",
       "OpenChatML 0.1: [BOS]/[EOS], <|im_start|>, thought blocks, functions, FIM, multi-file",
-      k01Alias, k01Tokens, kStopImEnd},
+      k01Alias, ocml01::kFixedTokenNames, kStopImEnd},
      "ocml-0.1",
      turn_shape::grouped,
      f_system | f_tool_replies | f_tool_calls | f_author_names | f_reasoning | f_thought_blocks |
@@ -123,7 +107,7 @@ constexpr std::array<codec, dialect_count> kCodecs = {{
     {{dialect::qwen3, "qwen3",
       "Qwen3 ChatML with Hermes tool calls and <think> reasoning, byte-compatible with its "
       "template",
-      kQwen3Alias, kQwen3Tokens, kStopImEnd},
+      kQwen3Alias, chatml::kThinkTokenNames, kStopImEnd},
      "chatml",
      turn_shape::grouped,
      f_system | f_tool_replies | f_tool_calls | f_reasoning | f_tool_definitions,

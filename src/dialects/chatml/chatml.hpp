@@ -2,8 +2,10 @@
 // <tool_response>): the fixed texts of its template and the codec entry points.
 #pragma once
 
+#include <array>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string_view>
 #include <vector>
 
@@ -33,13 +35,15 @@ enum token_id : std::size_t {
   think_open,  // Qwen3 only
   think_close,
 };
-inline const std::vector<std::string> kTokens = {"<|im_start|>",    "<|im_end|>",
-                                                 "<tool_call>",     "</tool_call>",
-                                                 "<tool_response>", "</tool_response>"};
-/// Qwen3's: ChatML's and the think tags.
-inline const std::vector<std::string> kThinkTokens = {
+/// Qwen3's tags: ChatML's six, then the think tags (the registry lists both from here).
+inline constexpr std::array<std::string_view, 8> kThinkTokenNames = {
     "<|im_start|>",    "<|im_end|>",       "<tool_call>", "</tool_call>",
     "<tool_response>", "</tool_response>", "<think>",     "</think>"};
+inline constexpr std::span<const std::string_view> kTokenNames =
+    std::span(kThinkTokenNames).first(6);
+inline const std::vector<std::string> kTokens(kTokenNames.begin(), kTokenNames.end());
+inline const std::vector<std::string> kThinkTokens(kThinkTokenNames.begin(),
+                                                   kThinkTokenNames.end());
 
 /// Appends the tool object as templates print it (`tool | tojson`, Python's spelling): as
 /// given, else rebuilt from its fields.

@@ -1,6 +1,9 @@
 // GabGPT ChatML: <|user|>, <|think|>, <|assistant|>, <|end|>.
 #pragma once
 
+#include <array>
+#include <string_view>
+
 #include <memory>
 #include <string>
 #include <vector>
@@ -11,8 +14,9 @@
 namespace ocml::detail::gabgpt {
 
 enum token_id : std::size_t { user, think, assistant, end };
-inline const std::vector<std::string> kTokens = {"<|user|>", "<|think|>", "<|assistant|>",
-                                                 "<|end|>"};
+inline constexpr std::array<std::string_view, 4> kTokenNames = {"<|user|>", "<|think|>",
+                                                                "<|assistant|>", "<|end|>"};
+inline const std::vector<std::string> kTokens(kTokenNames.begin(), kTokenNames.end());
 
 /// The first token spelling found in `text`, or empty.
 [[nodiscard]] std::string_view find_token(std::string_view text);

@@ -2,6 +2,9 @@
 // function list/call/output, fill-in-the-middle and multi-file documents.
 #pragma once
 
+#include <array>
+#include <string_view>
+
 #include <memory>
 #include <string>
 #include <vector>
@@ -33,12 +36,14 @@ enum token_id : std::size_t {
   bos,
   eos,  // configurable strings, appended at run time
 };
-inline const std::vector<std::string> kFixedTokens = {
+inline constexpr std::array<std::string_view, 18> kFixedTokenNames = {
     "<|im_start|>",        "<|im_end|>",         "<|fim_prefix|>",  "<|fim_middle|>",
     "<|fim_suffix|>",      "<|file_separator|>", "<|reflect|>",     "<|introspect|>",
     "<|reason|>",          "<|start_reflect|>",  "<|end_reflect|>", "<|start_introspect|>",
     "<|end_introspect|>",  "<|start_reason|>",   "<|end_reason|>",  "<|function_list|>",
     "<|function_output|>", "<|function_call|>"};
+inline const std::vector<std::string> kFixedTokens(kFixedTokenNames.begin(),
+                                                   kFixedTokenNames.end());
 
 /// The canonical function list ocml appends to a system message: one JSON tool per line.
 [[nodiscard]] std::string function_list_block(const std::vector<tool>& tools);

@@ -2,6 +2,9 @@
 // key="value"[SEP] metadata, <think>, <tools>, <call>, <end>.
 #pragma once
 
+#include <array>
+#include <string_view>
+
 #include <memory>
 #include <string>
 #include <vector>
@@ -29,9 +32,10 @@ enum token_id : std::size_t {
   tools_open,
   tools_close,
 };
-inline const std::vector<std::string> kTokens = {
+inline constexpr std::array<std::string_view, 16> kTokenNames = {
     "[SYS]", "[/SYS]",  "[USR]",    "[/USR]", "[AST]",   "[/AST]", "[OBS]",   "[/OBS]",
     "[SEP]", "<think>", "</think>", "<call>", "</call>", "<end>",  "<tools>", "</tools>"};
+inline const std::vector<std::string> kTokens(kTokenNames.begin(), kTokenNames.end());
 
 /// Escapes a metadata value: backslash and double quote get a backslash.
 [[nodiscard]] std::string escape_value(std::string_view v);
