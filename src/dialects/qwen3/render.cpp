@@ -113,6 +113,14 @@ result<std::string> render(const conversation& c0, const render_options& o,
         const bool after_query = i > last_query;
         out += "<|im_start|>assistant\n";
         if (after_query && (i + 1 == ms.size() || !t.reasoning.empty())) {
+          // Reasoning has no escape either: what would end the block or the turn is refused.
+          for (const std::string_view bad : {"<|im_start|>", "<|im_end|>", "</think>"}) {
+            if (t.reasoning.find(bad) != std::string_view::npos) {
+              return make_error(error_code::unrepresentable,
+                                "message " + std::to_string(i) + ": reasoning contains '" +
+                                    std::string(bad) + "', which Qwen3 cannot escape");
+            }
+          }
           out += "<think>\n";
           out += strip_newlines_right(strip_newlines_left(t.reasoning));
           out += "\n</think>\n\n";
