@@ -39,7 +39,8 @@ class span_checker {
                    e.span.begin, e.span.end, cursor_, text_.size());
       check(false);
     }
-    const bool text = e.kind == event_kind::content || e.kind == event_kind::reasoning;
+    const bool text = e.kind == event_kind::content || e.kind == event_kind::reasoning ||
+                      e.kind == event_kind::reflection || e.kind == event_kind::introspection;
     if (text && text_.substr(e.span.begin, e.span.end - e.span.begin) != e.text) {
       std::fprintf(stderr, "span [%zu, %zu) holds '%.*s', the event '%.*s'\n", e.span.begin,
                    e.span.end, static_cast<int>(e.span.end - e.span.begin),

@@ -75,7 +75,8 @@ TEST(Cli, ValidateViewStreamDialectsVersion) {
   EXPECT_EQ(v.out, "user: Hi\n\nassistant: Hello\n\n");
   const auto s = run("stream -d ocml-2.2 --chunk 3 -", kGood);
   EXPECT_EQ(s.code, 0);
-  EXPECT_NE(s.out.find(R"({"event":"message_end","offset":84,"end":"return"})"), std::string::npos)
+  EXPECT_NE(s.out.find(R"({"event":"message_end","offset":84,"end":"return","span":[84,84]})"),
+            std::string::npos)
       << s.out;
   const auto d = run("dialects");
   EXPECT_NE(d.out.find("harmony"), std::string::npos);

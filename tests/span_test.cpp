@@ -1,7 +1,7 @@
-// Every byte accounted for: for each dialect whose decoder reports spans, the spans of all
-// events but diagnostics tile the input (random token soups, strict and lenient, transcript
+// Every byte accounted for: in every dialect, the spans of all events but diagnostics tile
+// the input (random token soups, strict and lenient, transcript
 // and completion, whole and at chunk sizes 1 and 7); spans do not depend on the chunking;
-// a text event's span holds exactly its text (these dialects have no escapes).
+// a text event's span holds exactly its text (an escape's '<' is structure of its own).
 #include <gtest/gtest.h>
 
 #include <ostream>
@@ -53,19 +53,44 @@ std::vector<span_event> spans_of(const std::string& text, const ocml::decoder_op
     out.push_back({e.kind, e.span});
   });
   ocml::test::feed(d, text, chunk);
-  EXPECT_EQ(cursor, text.size()) << what << ": the spans stop short of the end";
+  EXPECT_EQ(cursor, text.size()) << what << ": the spans stop short of the end\n" << text;
   return out;
 }
 
 // Random soups of the dialect's own tokens, role words, JSON, white space and prose.
 std::string soup(std::mt19937& rng, const ocml::dialect_info& info) {
-  static const std::vector<std::string> words = {
-      "system\n",   "user\n",  "assistant\n", "tool\n",
-      "\n",         "\n\n",    " ",           "Hello",
-      "日本語",     "😀",       "\t",          "{\"name\": \"f\", \"arguments\": {}}",
-      "{\"a\": \"", "\"}",     "}",           "<b>",
-      "<|",         "\xff",    "\xe6\x97",    "robot\n",
-      "x",          "<think>", "</tool",      "_call>"};
+  static const std::vector<std::string> words = {"system\n",
+                                                 "user\n",
+                                                 "assistant\n",
+                                                 "tool\n",
+                                                 "\n",
+                                                 "\n\n",
+                                                 " ",
+                                                 "Hello",
+                                                 "日本語",
+                                                 "😀",
+                                                 "\t",
+                                                 "{\"name\": \"f\", \"arguments\": {}}",
+                                                 "{\"a\": \"",
+                                                 "\"}",
+                                                 "}",
+                                                 "<b>",
+                                                 "<|",
+                                                 "\xff",
+                                                 "\xe6\x97",
+                                                 "robot\n",
+                                                 "x",
+                                                 "<think>",
+                                                 "</tool",
+                                                 "_call>",
+                                                 "<",
+                                                 "---\n",
+                                                 "version: \"2.2\"\n",
+                                                 " to=functions.f",
+                                                 "analysis",
+                                                 "final",
+                                                 "[SEP]",
+                                                 "name=\"a\" "};
   std::uniform_int_distribution<int> len(0, 40);
   std::string s;
   for (int n = len(rng); n > 0; --n) {
@@ -78,7 +103,7 @@ std::string soup(std::mt19937& rng, const ocml::dialect_info& info) {
   return s;
 }
 
-TEST(Spans, TileTheInputOfRandomTokenSoupsInEveryDialectThatReportsThem) {
+TEST(Spans, TileTheInputOfRandomTokenSoupsInEveryDialect) {
   std::size_t dialects = 0;
   for (const auto& info : ocml::dialects()) {
     if (!ocml::spans_reported(info.id)) continue;
@@ -98,7 +123,7 @@ TEST(Spans, TileTheInputOfRandomTokenSoupsInEveryDialectThatReportsThem) {
       }
     }
   }
-  EXPECT_GE(dialects, 2u);
+  EXPECT_EQ(dialects, ocml::dialect_count);
 }
 
 TEST(Spans, ChatmlEventLogWithOffsets) {
@@ -140,6 +165,58 @@ TEST(Spans, ChatmlEventLogWithOffsets) {
   EXPECT_EQ(log, expected);
 }
 
+// The same log for harmony: an escape's '<' is structure, the token after it text.
+TEST(Spans, OpenChatmlEventLogWithEscapeAndDocumentHeader) {
+  const std::string text =
+      "---\nversion: \"2.2\"\n---\n<|start|>user<|message|>a<<|end|>b<|end|>\n"
+      "<|start|>assistant<|channel|>final<|message|>ok<|return|>";
+  std::vector<std::string> log;
+  ocml::decoder d({.dialect = ocml::dialect::ocml_2_2}, [&](const ocml::event& e) {
+    if (e.kind == ocml::event_kind::diagnostic) return;
+    log.push_back(std::to_string(static_cast<int>(e.kind)) + "[" + std::to_string(e.span.begin) +
+                  "," + std::to_string(e.span.end) + ")" + std::string(e.text));
+  });
+  d.push(text);
+  d.finish();
+  // 0 document header, 11 structure, 1 begin, 2 content, 3 end.
+  const std::vector<std::string> expected = {
+      // header 23 bytes; <|start|>user<|message|> 24; a; '<'; <|end|> as text; b; <|end|>;
+      // \n; <|start|>assistant<|channel|>final<|message|> 45; ok; <|return|> 10.
+      "0[0,23)",         "11[23,47)",  "1[47,47)",     "2[47,48)a",  "11[48,49)",
+      "2[49,56)<|end|>", "2[56,57)b",  "3[57,57)",     "11[57,64)",  "11[64,65)",
+      "11[65,110)",      "1[110,110)", "2[110,112)ok", "3[112,112)", "11[112,122)"};
+  EXPECT_EQ(log, expected);
+}
+
+// PCML: a system container's text and its tools block come out in input order, the
+// newline before <tools> and the block's tags inside the tools event's span.
+TEST(Spans, PcmlSystemWithToolsInInputOrder) {
+  const std::string text =
+      "[SYS]Be brief.\n<tools>[{\"name\": \"f\", \"description\": \"\", \"parameters\": {}}]"
+      "</tools>[/SYS]";
+  std::vector<std::string> log;
+  ocml::decoder d({.dialect = ocml::dialect::pcml}, [&](const ocml::event& e) {
+    if (e.kind == ocml::event_kind::diagnostic) return;
+    log.push_back(std::to_string(static_cast<int>(e.kind)) + "[" + std::to_string(e.span.begin) +
+                  "," + std::to_string(e.span.end) + ")");
+  });
+  d.push(text);
+  d.finish();
+  const std::size_t close = text.find("[/SYS]");
+  const std::vector<std::string> expected = {
+      "11[0,5)",
+      "1[5,5)",
+      "2[5,14)",
+      "7[14," + std::to_string(close) + ")",
+      "3[" + std::to_string(close) + "," + std::to_string(close) + ")",
+      "11[" + std::to_string(close) + "," + std::to_string(text.size()) + ")"};
+  EXPECT_EQ(log, expected);
+  const auto r = ocml::parse(text, {.dialect = ocml::dialect::pcml});
+  ASSERT_EQ(r.conversation.messages.size(), 1u);
+  EXPECT_EQ(r.conversation.messages[0].content, "Be brief.");
+  ASSERT_EQ(r.conversation.tools.size(), 1u);
+}
+
 }  // namespace
 
 namespace {
@@ -154,6 +231,33 @@ TEST(Spans, TokenKeptAsTextInSystemTurnStaysInOrder) {
     ASSERT_EQ(r.conversation.messages.size(), 1u);
     EXPECT_EQ(r.conversation.messages[0].content, "A<|im_start|>B");
   }
+}
+
+}  // namespace
+
+namespace {
+
+// Found by the span property: an OpenChatML 0.1 input that ended inside a role line after
+// a system message emitted that system message a second time (empty).
+TEST(Spans, Ocml01RoleLineAtTheEndAddsNoMessage) {
+  const auto r = ocml::parse("<|im_start|>system\nA<|im_end|>\n<|im_start|>use",
+                             {.dialect = ocml::dialect::ocml_0_1, .lenient = true});
+  ASSERT_EQ(r.conversation.messages.size(), 1u);
+  EXPECT_EQ(r.conversation.messages[0].content, "A");
+}
+
+// Found by the span property: a harmony completion of white space then text (no header)
+// reported its content one byte per space past where it is.
+TEST(Spans, HarmonyHeaderlessTextKeepsItsOffset) {
+  std::vector<std::size_t> offsets;
+  ocml::decoder d({.dialect = ocml::dialect::harmony, .lenient = true, .completion = true},
+                  [&](const ocml::event& e) {
+                    if (e.kind == ocml::event_kind::content) offsets.push_back(e.offset);
+                  });
+  d.push("  hi");
+  d.finish();
+  ASSERT_FALSE(offsets.empty());
+  EXPECT_EQ(offsets.front(), 2u);
 }
 
 }  // namespace

@@ -86,16 +86,17 @@ struct event {
   const std::vector<ocml::tool>* tools = nullptr;
   const ocml::document_part* part = nullptr;
   end_token end = end_token::unspecified;
-  /// The input this event consumed. For decoders that report spans (spans_reported()),
-  /// the spans of all events but diagnostics, in order, tile the input exactly: every byte
-  /// is text (content, reasoning, …), a call, structure, or skipped. Message begin and end
-  /// markers take no bytes (the tokens around them are structure). Spans never depend on
-  /// how the input was chunked.
+  /// The input this event consumed. The spans of all events but diagnostics, in order,
+  /// tile the input exactly (every dialect): every byte is text (content, reasoning, …),
+  /// a call, tools, a document header or part, structure, or skipped. A text event's span
+  /// holds exactly its text (an OpenChatML escape's '<' is structure of its own). Message begin and
+  /// end markers take no bytes (the tokens around them are structure). Spans never depend on how
+  /// the input was chunked.
   byte_span span;
 };
 
-/// True when `d`'s decoder reports byte spans that tile its input (ChatML, Qwen3 and
-/// GabGPT so far; the others report offsets only: docs/decisions.md 27).
+/// True when `d`'s decoder reports byte spans that tile its input: every dialect's does
+/// (kept for programs written when only some did; docs/decisions.md 27).
 ///
 ///   if (ocml::spans_reported(ocml::dialect::chatml)) { /* every byte is in some event */ }
 [[nodiscard]] bool spans_reported(dialect d) noexcept;

@@ -49,7 +49,6 @@ struct codec {
   result<std::string> (*render)(const conversation&, const render_options&,
                                 std::vector<diagnostic>*);
   std::unique_ptr<stream_decoder> (*make_decoder)(decoder_options, decoder::sink);
-  bool spans = false;  ///< its decoder's event spans tile the input
 };
 
 /// Every codec, in dialect enum order (checked at compile time in registry.cpp).

@@ -1,8 +1,8 @@
-// Event and diagnostic plumbing shared by the token_stream-based dialect decoders, and the
-// byte spans of their events: text slices cover their own bytes; structure(), skipped(),
-// call(), tools() cover from the end of the previous span (the cursor) to a given end;
-// message markers take no bytes. A token a decoder's handler did not cover is structure
-// (claim_token). Decoders that report spans must cover every byte they consume.
+// Event and diagnostic plumbing shared by every dialect decoder (the token_stream-based ones
+// and the 2.x/harmony byte machine), and the byte spans of their events: text slices cover their
+// own bytes; structure(), skipped(), call(), tools() cover from the end of the previous span (the
+// cursor) to a given end; message markers take no bytes. A token a decoder's handler did not cover
+// is structure (claim_token). Decoders that report spans must cover every byte they consume.
 #pragma once
 
 #include <string>
@@ -17,15 +17,17 @@ namespace ocml::detail {
 
 class emitter {
  public:
+  emitter(const decoder_options& o, decoder::sink s, line_tracker& lines)
+      : opt_(o), out_(std::move(s)), lines_(lines) {}
   emitter(const decoder_options& o, decoder::sink s, token_stream& ts)
-      : opt_(o), out_(std::move(s)), ts_(ts) {}
+      : emitter(o, std::move(s), ts.lines()) {}
 
   [[nodiscard]] bool failed() const noexcept { return failed_; }
   [[nodiscard]] bool open() const noexcept { return open_; }
   [[nodiscard]] message& current() noexcept { return msg_; }
   [[nodiscard]] const decoder_options& options() const noexcept { return opt_; }
   /// The position of `off`, which must not lie before bytes already counted.
-  [[nodiscard]] position where(std::size_t off) noexcept { return ts_.at(off); }
+  [[nodiscard]] position where(std::size_t off) noexcept { return lines_.at(off); }
 
   void begin(message m, std::size_t off) {
     msg_ = std::move(m);
@@ -45,7 +47,7 @@ class emitter {
   void skipped(std::size_t end, std::string_view why) { cover(event_kind::skipped, end, why); }
   /// A control token [off, end) that the handler of the token left uncovered is structure.
   void claim_token(std::size_t off, std::size_t end) {
-    if (cursor_ == off) structure(end);
+    if (cursor_ == off && !failed_) structure(end);
   }
   /// After a strict error, or at the end: what is left of the input up to `end` is skipped.
   void finish_spans(std::size_t end) {
@@ -85,6 +87,15 @@ class emitter {
     e.span = {cursor_, end == kNoEnd ? cursor_ : end};
     emit(e);
   }
+  /// The YAML document header; its span runs from the cursor to `end`.
+  void document_header(const ocml::document_header& h, std::size_t off, std::size_t end) {
+    event e;
+    e.kind = event_kind::document_header;
+    e.offset = off;
+    e.header = &h;
+    e.span = {cursor_, end};
+    emit(e);
+  }
   void tools(const std::vector<tool>& t, std::size_t off, std::size_t end = kNoEnd) {
     event e;
     e.kind = event_kind::tools;
@@ -109,7 +120,7 @@ class emitter {
     emit(e);
   }
   void report(error_code code, severity lvl, std::size_t off, const std::string& text) {
-    report_at(code, lvl, off, ts_.at(off), text);
+    report_at(code, lvl, off, lines_.at(off), text);
   }
   /// For offsets before the stream's current position: the caller knows the position.
   void report_at(error_code code, severity lvl, std::size_t off, position p,
@@ -197,7 +208,7 @@ class emitter {
     if (!utf8_reported_) {
       const std::size_t bad = utf8_.feed(t, off);
       const auto pos_of = [&](std::size_t at) {
-        return start != nullptr ? advance(*start, t.substr(0, at - off)) : ts_.at(at);
+        return start != nullptr ? advance(*start, t.substr(0, at - off)) : lines_.at(at);
       };
       if (bad != utf8_stream::npos) {
         utf8_reported_ = true;
@@ -234,7 +245,7 @@ class emitter {
 
   const decoder_options& opt_;
   decoder::sink out_;
-  token_stream& ts_;
+  line_tracker& lines_;
   message msg_;
   bool open_ = false;
   bool failed_ = false;

@@ -30,6 +30,7 @@ class token_stream {
   void finish(handler& h);
   [[nodiscard]] std::size_t consumed() const noexcept { return consumed_; }
   [[nodiscard]] position at(std::size_t abs) noexcept { return lines_.at(abs); }
+  [[nodiscard]] line_tracker& lines() noexcept { return lines_; }
   [[nodiscard]] const std::string& token_text(std::size_t id) const { return tokens_[id]; }
 
  private:

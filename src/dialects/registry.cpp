@@ -76,8 +76,7 @@ constexpr std::array<codec, dialect_count> kCodecs = {{
      chatml::render,
      [](decoder_options o, decoder::sink s) {
        return chatml::make_decoder(std::move(o), std::move(s));
-     },
-     /*spans=*/true},
+     }},
     {{dialect::pcml, "pcml",
       "Pawlette Chat Markup Language: [SYS]/[USR]/[AST]/[OBS], <think>, <call>, <end>", kNoAlias,
       pcml::kTokenNames, kStopPcml},
@@ -93,8 +92,7 @@ constexpr std::array<codec, dialect_count> kCodecs = {{
      turn_shape::grouped,
      f_reasoning,
      gabgpt::render,
-     gabgpt::make_decoder,
-     /*spans=*/true},
+     gabgpt::make_decoder},
     {{dialect::ocml_0_1, "ocml-0.1",
       "OpenChatML 0.1: [BOS]/[EOS], <|im_start|>, thought blocks, functions, FIM, multi-file",
       k01Alias, ocml01::kFixedTokenNames, kStopImEnd},
@@ -112,8 +110,7 @@ constexpr std::array<codec, dialect_count> kCodecs = {{
      turn_shape::grouped,
      f_system | f_tool_replies | f_tool_calls | f_reasoning | f_tool_definitions,
      qwen3::render,
-     qwen3::make_decoder,
-     /*spans=*/true},
+     qwen3::make_decoder},
 }};
 
 constexpr bool in_enum_order() {

@@ -1,6 +1,9 @@
 // OpenChatML 0.1 streaming decoder: chats ([BOS] messages [EOS]) and documents
-// (fill-in-the-middle, multi-file).
+// (fill-in-the-middle, multi-file). Spans: tokens and role lines are structure; a call
+// covers its token and body, a document part its tokens and text; a system message is
+// held to its end (its generated function list is cut off as a tools event).
 #include "core/emitter.hpp"
+#include "core/held_text.hpp"
 #include "core/scan.hpp"
 #include "dialects/ocml01/ocml01.hpp"
 #include "interchange/json_util.hpp"
@@ -40,10 +43,14 @@ class decoder_impl final : public stream_decoder, public token_stream::handler {
   }
 
   void push(std::string_view bytes) override {
+    total_ += bytes.size();
     if (!em_.failed()) ts_.push(bytes, *this);
   }
   void finish() override {
-    if (em_.failed()) return;
+    if (!em_.failed()) finish_input();
+    em_.finish_spans(total_);
+  }
+  void finish_input() {
     ts_.finish(*this);
     const std::size_t off = ts_.consumed();
     switch (st_) {
@@ -51,7 +58,7 @@ class decoder_impl final : public stream_decoder, public token_stream::handler {
         if (!lead_.empty()) start_document(lead_off_);
         [[fallthrough]];
       case state::document:
-        if (st_ == state::document) emit_part();
+        if (st_ == state::document) emit_part(off);
         return;
       case state::between:
       case state::done:
@@ -61,8 +68,9 @@ class decoder_impl final : public stream_decoder, public token_stream::handler {
           em_.report(error_code::stream_truncated, em_.soft(), off,
                      "input ended inside a message (no <|im_end|>)");
         }
-        if (st_ == state::call) finish_call();
-        if (role_ == role::system) flush_system();
+        if (st_ == state::role_line) em_.skipped(off, "a role line the input ended in");
+        if (st_ == state::call) finish_call(off);
+        if (role_ == role::system && st_ != state::role_line) flush_system(off);
         em_.end(end_token::unterminated, off);
     }
   }
@@ -82,7 +90,7 @@ class decoder_impl final : public stream_decoder, public token_stream::handler {
         return;
       case state::between:
       case state::done:
-        em_.stray(t, off, "text outside any message");
+        em_.between_turns(t, off, "text outside any message");
         return;
       case state::role_line: {
         const auto nl = t.find('\n');
@@ -112,23 +120,41 @@ class decoder_impl final : public stream_decoder, public token_stream::handler {
 
   void on_token(std::size_t id, std::size_t off) override {
     const std::size_t after = off + ts_.token_text(id).size();
+    handle_token(id, off, after);
+    // A token the handler did not cover (as text, or inside held bytes) is markup.
+    if (!holding()) em_.claim_token(off, after);
+  }
+
+  // True while bytes are held back to be covered later (leading white space, a role line,
+  // a call, a document part, a system message).
+  [[nodiscard]] bool holding() const noexcept {
+    return st_ == state::start || st_ == state::role_line || st_ == state::call ||
+           st_ == state::document || (st_ == state::body && role_ == role::system);
+  }
+
+  void handle_token(std::size_t id, std::size_t off, std::size_t after) {
     switch (st_) {
       case state::start:
+        // Only white space can have come before the token: it is structure.
         if (id == bos && !seen_bos_) {
           seen_bos_ = true;
+          lead_.clear();
+          em_.structure(after);
           return;
         }
         if (id == im_start) {
+          em_.structure(off);
           st_ = state::between;
-          on_token(id, off);
+          handle_token(id, off, after);
           return;
         }
         if (id == eos && lead_.find_first_not_of(" \t\r\n") == std::string::npos) {
+          em_.structure(after);
           st_ = state::done;  // "[BOS][EOS]": an empty chat
           return;
         }
         start_document(lead_.empty() ? off : lead_off_);
-        on_token(id, off);
+        handle_token(id, off, after);
         return;
       case state::between:
         if (id == im_start) {
@@ -138,13 +164,15 @@ class decoder_impl final : public stream_decoder, public token_stream::handler {
           st_ = state::role_line;
         } else if (id == eos) {
           st_ = state::done;
-        } else {
-          (void)em_.recoverable(error_code::unexpected_token, off,
-                                "stray " + ts_.token_text(id) + " outside a message");
+        } else if (em_.recoverable(error_code::unexpected_token, off,
+                                   "stray " + ts_.token_text(id) + " outside a message")) {
+          em_.skipped(after, "a control token outside any message");
         }
         return;
       case state::done:
-        (void)em_.recoverable(error_code::unexpected_token, off, "text after " + opt_.eos);
+        if (em_.recoverable(error_code::unexpected_token, off, "text after " + opt_.eos)) {
+          em_.skipped(after, "a control token after the end of the chat");
+        }
         return;
       case state::role_line:
         em_.fail(error_code::parse_header, off, ts_.token_text(id) + " inside a message header");
@@ -161,7 +189,7 @@ class decoder_impl final : public stream_decoder, public token_stream::handler {
         }
         return;
       case state::call:
-        finish_call();
+        finish_call(off);
         st_ = state::body;
         body_token(id, off, after);
         return;
@@ -175,6 +203,7 @@ class decoder_impl final : public stream_decoder, public token_stream::handler {
   bool open_body(std::size_t body_off) {
     body_off_ = body_off;
     body_pos_ = em_.where(body_off);
+    em_.structure(body_off);  // <|im_start|> and the role line
     std::string_view line(role_line_);
     const auto sp = line.find(' ');
     const std::string_view role_word = line.substr(0, sp);
@@ -200,7 +229,7 @@ class decoder_impl final : public stream_decoder, public token_stream::handler {
       m.name = attr.substr(5);
     }
     role_ = m.role;
-    buf_.clear();
+    held_.clear();
     strip_nl_ = false;
     output_start_ = m.role == role::tool;
     if (role_ == role::system) {
@@ -220,10 +249,11 @@ class decoder_impl final : public stream_decoder, public token_stream::handler {
       if (t.front() == '\n') {
         t.remove_prefix(1);
         ++off;
+        if (role_ != role::system) em_.structure(off);  // the newline after a token
       }
     }
     if (role_ == role::system) {
-      buf_.append(t);
+      held_.append(t, off, em_.where(off));
       return;
     }
     em_.text(t, off);
@@ -231,7 +261,7 @@ class decoder_impl final : public stream_decoder, public token_stream::handler {
 
   void body_token(std::size_t id, std::size_t off, std::size_t after) {
     if (id == im_end) {
-      if (role_ == role::system) flush_system();
+      if (role_ == role::system) flush_system(off);
       em_.end(end_token::end, off);
       st_ = state::between;
       em_.allow_stray();
@@ -242,7 +272,7 @@ class decoder_impl final : public stream_decoder, public token_stream::handler {
         static const char* names[] = {"reflect", "introspect", "reason"};
         sys_msg_.flags.emplace_back(names[id - flag_reflect]);
       } else {
-        buf_ += ts_.token_text(id);  // function lists and instructions stay verbatim
+        held_.append(ts_.token_text(id), off, em_.where(off));  // function lists stay verbatim
       }
       return;
     }
@@ -281,7 +311,8 @@ class decoder_impl final : public stream_decoder, public token_stream::handler {
     }
   }
 
-  void finish_call() {
+  // The call's span covers its token and body, up to `end` (the next token or the end).
+  void finish_call(std::size_t end) {
     std::string_view body(buf_);
     if (body.starts_with('\n')) body.remove_prefix(1);
     if (body.ends_with('\n')) body.remove_suffix(1);
@@ -292,38 +323,45 @@ class decoder_impl final : public stream_decoder, public token_stream::handler {
                     "<|function_call|> is not {\"arguments\", \"name\"} JSON: " + why);
       tc.arguments = std::string(body);
     }
-    em_.call(tc, call_off_);
+    em_.call(tc, call_off_, end);
   }
 
   // System messages: tools come from every function list; a list ocml generated (one
-  // JSON tool per line at the very end) is taken out of the content again.
-  void flush_system() {
+  // JSON tool per line at the very end) is taken out of the content again (its bytes are
+  // the tools event's). `end`: where the message's held bytes end.
+  void flush_system(std::size_t end) {
+    const std::string& held = held_.str();
     std::vector<tool> tools;
     std::size_t pos = 0;
     const std::string_view tok = "<|function_list|>";
-    while ((pos = buf_.find(tok, pos)) != std::string::npos) {
+    while ((pos = held.find(tok, pos)) != std::string::npos) {
       const std::size_t start = pos + tok.size();
-      const std::size_t stop = std::min(buf_.find(tok, start), buf_.size());
-      collect_tools(std::string_view(buf_).substr(start, stop - start), tools);
-      pos = stop == buf_.size() ? stop : stop + tok.size();
+      const std::size_t stop = std::min(held.find(tok, start), held.size());
+      collect_tools(std::string_view(held).substr(start, stop - start), tools);
+      pos = stop == held.size() ? stop : stop + tok.size();
     }
-    std::string content = buf_;
+    std::string_view content = held;
+    bool cut = false;
     if (!tools.empty()) {
       const std::string block = function_list_block(tools);
       if (content.ends_with(block)) {
-        content.resize(content.size() - block.size());
-      } else if (content == block.substr(1)) {
-        content.clear();
+        content.remove_suffix(block.size());
+        cut = true;
+      } else if (content == std::string_view(block).substr(1)) {
+        content = {};
+        cut = true;
       }
       tools_ = std::move(tools);
-      em_.tools(tools_, body_off_);
+      if (!cut) em_.tools(tools_, body_off_);
     }
     const bool bare = sys_msg_.name.empty() && sys_msg_.flags.empty() && content.empty();
-    if (!(bare && !tools_.empty() && buf_ != content)) {
+    if (!(bare && cut)) {
       em_.begin(sys_msg_, header_off_);
-      em_.text_at(content, body_off_, body_pos_);
+      held_.emit(em_, 0, content.size());
     }
-    buf_.clear();
+    if (cut) em_.tools(tools_, body_off_, end);
+    em_.structure(end);  // flag tokens after the last text
+    held_.clear();
   }
 
   // Reads the JSON objects of a function list (pretty or one per line).
@@ -397,7 +435,7 @@ class decoder_impl final : public stream_decoder, public token_stream::handler {
       return;
     }
     if (id == file_sep) {
-      emit_part();
+      emit_part(off);
       part_ = document_part{};
       part_off_ = off;
       part_pos_ = em_.where(off);
@@ -410,12 +448,13 @@ class decoder_impl final : public stream_decoder, public token_stream::handler {
       doc_text(ts_.token_text(id), off);
     }
   }
-  void emit_part() {
+  // The part's span runs from the cursor to `end` (the next file separator, or the end).
+  void emit_part(std::size_t end) {
     if (part_.fim && where_ != &part_.suffix) {
       em_.report_at(error_code::stream_truncated, em_.soft(), part_off_, part_pos_,
                     "fill-in-the-middle part without <|fim_middle|> and <|fim_suffix|>");
     }
-    em_.part(part_, part_off_);
+    em_.part(part_, part_off_, end);
   }
 
   decoder_options opt_;
@@ -425,7 +464,8 @@ class decoder_impl final : public stream_decoder, public token_stream::handler {
   role role_ = role::user;
   message sys_msg_;
   std::string role_line_;
-  std::string buf_;
+  std::string buf_;  // a call's body
+  held_text held_;   // a system message's text
   event_kind thought_kind_ = event_kind::reasoning;
   std::string lead_;
   std::vector<tool> tools_;
@@ -445,6 +485,7 @@ class decoder_impl final : public stream_decoder, public token_stream::handler {
   bool seen_bos_ = false;
   bool strip_nl_ = false;
   bool output_start_ = false;
+  std::size_t total_ = 0;  // bytes pushed (the spans cover them all)
 };
 
 }  // namespace

@@ -4,7 +4,10 @@
 // step); text between tokens is reported as content slices straight from the input.
 // Only the bytes that may begin a control token at the end of a chunk (at most 15) are
 // carried to the next push, so work and memory per byte are O(1) and the events do not
-// depend on the chunking.
+// depend on the chunking. Events, diagnostics, UTF-8 checks and byte spans go through the
+// shared emitter (as in every other decoder): control tokens, headers and white space
+// between messages are structure, an escape's '<' is structure and the token after it text.
+
 #include <simdjson.h>
 
 #include <algorithm>
@@ -13,6 +16,7 @@
 #include <utility>
 
 #include "core/document_header.hpp"
+#include "core/emitter.hpp"
 #include "core/line_tracker.hpp"
 #include "core/scan.hpp"
 #include "core/stream_decoder.hpp"
@@ -46,15 +50,14 @@ constexpr std::size_t kCarryProbe = 32;  // bytes of a new chunk joined to the c
 class openchatml_decoder final : public detail::stream_decoder {
  public:
   decoder_options opt;
-  decoder::sink out;
   state st = state::doc_start;
   std::size_t consumed = 0;  // absolute offset of the first byte not yet consumed
   std::string carry;         // unconsumed bytes of earlier pushes (a token prefix)
   bool finishing = false;
   detail::line_tracker lines;
+  detail::emitter em;
 
   // Current message.
-  message msg;
   std::string header_text;
   std::size_t header_offset = 0;  // offset of the header text (after <|start|>)
   detail::position header_pos;
@@ -68,18 +71,15 @@ class openchatml_decoder final : public detail::stream_decoder {
   // Harmony, lenient: a message made of text written outside any header (the model's
   // visible text); a header token ends it without a further warning.
   bool implicit_body = false;
-  detail::utf8_stream utf8;
-  bool utf8_reported = false;
-  detail::position utf8_pending_pos;  // where utf8's unfinished sequence begins
 
   // Between messages / document header.
   std::string doc;
   std::size_t doc_offset = 0;
   std::size_t doc_line_start = 0;  // where the current line of `doc` begins
   detail::position doc_pos;
-  bool stray_reported = false;
 
-  openchatml_decoder(decoder_options o, decoder::sink s) : opt(std::move(o)), out(std::move(s)) {
+  openchatml_decoder(decoder_options o, decoder::sink s)
+      : opt(std::move(o)), em(opt, std::move(s), lines) {
     if (opt.completion) {
       st = state::header;
       begin_header(0);
@@ -90,35 +90,23 @@ class openchatml_decoder final : public detail::stream_decoder {
 
   // ---- reporting -------------------------------------------------------------------
 
-  void emit(const event& e) {
-    if (out) out(e);
-  }
-
   void report_at(error_code code, severity lvl, std::size_t off, detail::position pos,
-                 std::string text) {
-    diagnostic d{code, lvl, off, pos.line, pos.column, std::move(text)};
-    event e;
-    e.kind = event_kind::diagnostic;
-    e.offset = off;
-    e.diag = &d;
-    emit(e);
+                 const std::string& text) {
+    em.report_at(code, lvl, off, pos, text);
   }
-  void report(error_code code, severity lvl, std::size_t off, std::string text) {
-    report_at(code, lvl, off, lines.at(off), std::move(text));
+  void report(error_code code, severity lvl, std::size_t off, const std::string& text) {
+    em.report(code, lvl, off, text);
   }
   // An error in strict mode (decoding stops), a recovered warning in lenient mode.
   // Returns true when decoding may go on.
   bool recoverable(error_code code, std::size_t off, const std::string& text) {
-    if (opt.lenient) {
-      report(code, severity::warning, off, "recovered: " + text);
-      return true;
-    }
-    fail(code, off, text);
+    if (em.recoverable(code, off, text)) return true;
+    st = state::failed;
     return false;
   }
+  // Stops decoding (an open message ends unterminated; the rest of the input is skipped).
   void fail(error_code code, std::size_t off, const std::string& text) {
-    report(code, severity::error, off, text);
-    if (st == state::body || st == state::literal) end_message(end_token::unterminated, off);
+    em.fail(code, off, text);
     st = state::failed;
   }
 
@@ -155,47 +143,31 @@ class openchatml_decoder final : public detail::stream_decoder {
     detail::parsed_header ph = detail::parse_header(header_text, header_options());
     report_header_issues(ph);
     if (ph.failed) {
+      em.stop();
       st = state::failed;
       return false;
     }
     (void)tok_off;
     first_header = false;
     implicit_role = false;
-    msg = std::move(ph.msg);
-    start_body(body_off);
+    start_body(std::move(ph.msg), body_off);
     return true;
   }
 
-  void start_body(std::size_t body_off) {
+  // The body of `m` begins at `body_off`: everything before it (the header) is structure.
+  void start_body(message m, std::size_t body_off) {
     implicit_body = false;
     body_offset = body_off;
     body_pos = lines.at(body_off);
     body_buf.clear();
-    keep_body = msg.constrain == "json";
-    utf8.reset();
-    utf8_reported = false;
+    keep_body = m.constrain == "json";
     st = state::body;
-    event e;
-    e.kind = event_kind::message_begin;
-    e.offset = header_offset;
-    e.message = &msg;
-    emit(e);
+    em.structure(body_off);
+    em.begin(std::move(m), header_offset);
   }
 
   void content(std::string_view text, std::size_t off) {
     if (text.empty()) return;
-    if (!utf8_reported) {
-      const std::size_t bad = utf8.feed(text, off);
-      if (bad != detail::utf8_stream::npos) {
-        utf8_reported = true;
-        // A sequence begun in an earlier slice: its position was taken back then.
-        report_at(error_code::invalid_utf8, opt.lenient ? severity::warning : severity::error, bad,
-                  bad >= off ? lines.at(bad) : utf8_pending_pos,
-                  "invalid UTF-8 in message body (bytes kept as they are)");
-      } else if (utf8.incomplete() && utf8.pending_at() >= off) {
-        utf8_pending_pos = lines.at(utf8.pending_at());
-      }
-    }
     if (keep_body) {
       if (body_buf.size() + text.size() > opt.limits.max_buffered_body_bytes) {
         fail(error_code::limit_exceeded,
@@ -206,11 +178,7 @@ class openchatml_decoder final : public detail::stream_decoder {
       }
       body_buf.append(text);
     }
-    event e;
-    e.kind = event_kind::content;
-    e.offset = off;
-    e.text = text;
-    emit(e);
+    em.text(text, off);
   }
 
   void check_constraint() {
@@ -228,19 +196,10 @@ class openchatml_decoder final : public detail::stream_decoder {
   }
 
   void end_message(end_token how, std::size_t off) {
-    if (utf8.incomplete() && !utf8_reported) {
-      report_at(error_code::invalid_utf8, opt.lenient ? severity::warning : severity::error,
-                utf8.pending_at(), utf8_pending_pos, "message body ends inside a UTF-8 sequence");
-    }
     if (how != end_token::unterminated) check_constraint();
     st = state::between;
-    stray_reported = false;
-    event e;
-    e.kind = event_kind::message_end;
-    e.offset = off;
-    e.end = how;
-    e.message = &msg;
-    emit(e);
+    em.end(how, off);
+    em.allow_stray();
   }
 
   // ---- scanning --------------------------------------------------------------------
@@ -297,6 +256,7 @@ class openchatml_decoder final : public detail::stream_decoder {
   std::size_t step_doc_start(const char* p, std::size_t i, std::size_t n, std::size_t base) {
     std::size_t k = i;
     while (k < n && detail::is_space(p[k])) ++k;
+    em.structure(base + k);  // leading white space
     if (k == n) {
       if (finishing) return n;
       return k;  // whitespace consumed; decide on the next byte
@@ -329,26 +289,24 @@ class openchatml_decoder final : public detail::stream_decoder {
     return true;
   }
 
-  void finish_doc(std::string_view yaml) {
+  // The document header `yaml`, whose bytes (fences included) end at `end`.
+  void finish_doc(std::string_view yaml, std::size_t end) {
     document_header h;
     detail::yaml_error err;
     if (!detail::parse_document_header(yaml, h, err)) {
       detail::position pos = doc_pos;
       pos.line += err.line;
       if (err.line > 0) pos.column = err.column + 1;
-      report_at(error_code::document_header, opt.lenient ? severity::warning : severity::error,
-                doc_offset, pos, "YAML document header: " + err.message);
+      report_at(error_code::document_header, em.soft(), doc_offset, pos,
+                "YAML document header: " + err.message);
+      em.skipped(end, "a document header that is not valid YAML");
       return;
     }
     if (h.version.empty()) {
-      report_at(error_code::document_header, opt.lenient ? severity::warning : severity::error,
-                doc_offset, doc_pos, "document header has no 'version'");
+      report_at(error_code::document_header, em.soft(), doc_offset, doc_pos,
+                "document header has no 'version'");
     }
-    event e;
-    e.kind = event_kind::document_header;
-    e.offset = doc_offset;
-    e.header = &h;
-    emit(e);
+    em.document_header(h, doc_offset, end);
   }
 
   // Fenced header: lines until one that is "---" or "..." (after the opening fence).
@@ -362,7 +320,8 @@ class openchatml_decoder final : public detail::stream_decoder {
     while (!line.empty() && detail::is_space(line.back())) line.remove_suffix(1);
     if (doc_line_start > 0 && (line == "---" || line == "...")) {
       const std::size_t open_end = doc.find('\n') + 1;
-      finish_doc(std::string_view(doc).substr(open_end, doc_line_start - open_end));
+      finish_doc(std::string_view(doc).substr(open_end, doc_line_start - open_end),
+                 base + line_end);
       doc.clear();
       switch_to(state::between);
     }
@@ -384,7 +343,7 @@ class openchatml_decoder final : public detail::stream_decoder {
     }
     if (m.status == match_status::matched && m.tok == token::start) {
       if (!doc_append(p + i, j - i, base + i)) return n;
-      finish_doc(doc);
+      finish_doc(doc, base + j);
       doc.clear();
       switch_to(state::between);
       return j;
@@ -412,7 +371,7 @@ class openchatml_decoder final : public detail::stream_decoder {
         return k;
       }
     }
-    if (!stray_check(p, i, j, base)) return n;
+    if (!gap(p, i, j, base)) return n;
     if (j == n) return n;
     const auto m = match_token(c, n - j);
     if (m.status == match_status::need_more && !finishing) return j;
@@ -423,7 +382,7 @@ class openchatml_decoder final : public detail::stream_decoder {
         implicit_text_message(base + j);
         return j;
       }
-      if (!stray_check(p, j, j + 1, base)) return n;
+      if (!gap(p, j, j + 1, base)) return n;
       return j + 1;
     }
     if (m.tok == token::start) {
@@ -439,6 +398,7 @@ class openchatml_decoder final : public detail::stream_decoder {
                      "stray " + std::string(detail::token_text(m.tok)) + " outside a message")) {
       return n;
     }
+    em.skipped(base + j + m.len, "a control token outside any message");
     return j + m.len;
   }
 
@@ -456,11 +416,11 @@ class openchatml_decoder final : public detail::stream_decoder {
 
   // Harmony, lenient: an assistant message without a header whose body starts at `off`.
   void implicit_text_message(std::size_t off) {
-    msg = message{};
-    msg.role = role::assistant;
+    message m;
+    m.role = role::assistant;
     first_header = false;
     header_offset = off;
-    start_body(off);
+    start_body(std::move(m), off);
     implicit_body = true;
     st_unchanged_ = false;
   }
@@ -494,21 +454,22 @@ class openchatml_decoder final : public detail::stream_decoder {
     report(error_code::parse_header, severity::warning, header_offset + k,
            "recovered: output without a header (read as the assistant's visible text)");
     const std::string body(rest);
-    implicit_text_message(header_offset + k);
-    content(body, header_offset + k);
+    const std::size_t at = header_offset + k;  // implicit_text_message moves header_offset
+    implicit_text_message(at);
+    content(body, at);
     return true;
   }
 
-  // Text between messages must be whitespace. Returns false when decoding stopped.
-  bool stray_check(const char* p, std::size_t i, std::size_t j, std::size_t base) {
-    for (std::size_t k = i; k < j; ++k) {
-      if (detail::is_space(p[k])) continue;
-      if (stray_reported) return true;
-      stray_reported = true;
-      return recoverable(error_code::stray_text, base + k,
-                         "text outside any message (skipped up to the next <|start|>)");
+  // Text between messages must be white space (structure); other text is reported once per
+  // gap and skipped. Returns false when decoding stopped.
+  bool gap(const char* p, std::size_t i, std::size_t j, std::size_t base) {
+    if (j > i) {
+      em.between_turns(std::string_view(p + i, j - i), base + i,
+                       "text outside any message (skipped up to the next <|start|>)");
     }
-    return true;
+    if (!em.failed()) return true;
+    st = state::failed;
+    return false;
   }
 
   bool header_append(const char* p, std::size_t len, std::size_t off) {
@@ -556,6 +517,7 @@ class openchatml_decoder final : public detail::stream_decoder {
           return n;
         }
         first_header = false;
+        em.skipped(base + j, "a header abandoned at a second <|start|>");
         begin_header(base + after);
         return after;
       case token::end:
@@ -583,19 +545,22 @@ class openchatml_decoder final : public detail::stream_decoder {
     detail::parsed_header ph = detail::parse_headless_message(header_text, header_options(), &body);
     report_header_issues(ph);
     if (ph.failed) {
+      em.stop();
       st = state::failed;
       return false;
     }
     report(error_code::parse_header, severity::warning, off,
            "recovered: " + tok_name + " before <|message|>; header text read as the body");
     first_header = false;
-    msg = std::move(ph.msg);
-    start_body(off);
-    content(body, header_offset);
+    // The body is the header text's tail, which runs up to the stop token at `off`.
+    const std::size_t body_at = off - body.size();
+    start_body(std::move(ph.msg), body_at);
+    content(body, body_at);
     end_message(tok == token::end    ? end_token::end
                 : tok == token::call ? end_token::call
                                      : end_token::return_,
                 off);
+    em.structure(off + detail::token_text(tok).size());
     return true;
   }
 
@@ -623,8 +588,10 @@ class openchatml_decoder final : public detail::stream_decoder {
       }
       const std::size_t after = j + m.len;
       if (!in_literal && j > i && p[j - 1] == '<') {
-        // "<<|x|>" is the escape for the literal text "<|x|>".
+        // "<<|x|>" is the escape for the literal text "<|x|>": its '<' is structure.
         content(std::string_view(p + i, j - 1 - i), base + i);
+        if (st == state::failed) return n;
+        em.structure(base + j);
         content(std::string_view(p + j, m.len), base + j);
         i = after;
         continue;
@@ -693,6 +660,7 @@ class openchatml_decoder final : public detail::stream_decoder {
       case token::none:
         break;
     }
+    em.claim_token(off, off + len);  // a token not kept as text is markup
     st_unchanged_ = false;
     return true;
   }
@@ -733,7 +701,11 @@ class openchatml_decoder final : public detail::stream_decoder {
   [[nodiscard]] std::size_t offset() const noexcept override { return consumed; }
 
   void finish() override {
-    if (st == state::failed) return;
+    if (st != state::failed) finish_input();
+    em.finish_spans(consumed);
+  }
+
+  void finish_input() {
     finishing = true;
     if (!carry.empty()) {
       std::string rest = std::move(carry);
@@ -743,16 +715,17 @@ class openchatml_decoder final : public detail::stream_decoder {
     const std::size_t off = consumed;
     switch (st) {
       case state::doc_fenced:
-        report_at(error_code::document_header, opt.lenient ? severity::warning : severity::error,
-                  doc_offset, doc_pos, "document header '---' fence is never closed");
+        report_at(error_code::document_header, em.soft(), doc_offset, doc_pos,
+                  "document header '---' fence is never closed");
+        em.skipped(off, "a document header whose fence is never closed");
         break;
       case state::doc_unfenced:
-        finish_doc(doc);
+        finish_doc(doc, off);
         break;
       case state::header:
         if (opt.completion && first_header && header_text.empty()) break;  // empty completion
-        report(error_code::stream_truncated, opt.lenient ? severity::warning : severity::error, off,
-               "input ended inside a message header");
+        report(error_code::stream_truncated, em.soft(), off, "input ended inside a message header");
+        em.skipped(off, "a message header the input ended in");
         break;
       case state::body:
       case state::literal: {

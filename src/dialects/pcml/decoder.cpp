@@ -1,8 +1,11 @@
 // PCML streaming decoder. Text inside <call> is held back and the whole call is emitted
-// when </call> closes it (PCML technical memo §5.1).
+// when </call> closes it (PCML technical memo §5.1); a system container is held to its end
+// (a container holding only <tools> is no message). Spans: tags, metadata and the newline
+// after </think> are structure, a call and a tools block cover their tags.
 #include <string>
 
 #include "core/emitter.hpp"
+#include "core/held_text.hpp"
 #include "core/scan.hpp"
 #include "dialects/pcml/pcml.hpp"
 #include "interchange/json_util.hpp"
@@ -105,10 +108,14 @@ class decoder_impl final : public stream_decoder, public token_stream::handler {
   }
 
   void push(std::string_view bytes) override {
+    total_ += bytes.size();
     if (!em_.failed()) ts_.push(bytes, *this);
   }
   void finish() override {
-    if (em_.failed()) return;
+    if (!em_.failed()) finish_input();
+    em_.finish_spans(total_);
+  }
+  void finish_input() {
     ts_.finish(*this);
     const std::size_t off = ts_.consumed();
     if (st_ == state::between) return;
@@ -120,8 +127,12 @@ class decoder_impl final : public stream_decoder, public token_stream::handler {
     em_.report(error_code::stream_truncated,
                opt_.lenient || opt_.completion ? severity::warning : severity::error, off,
                "input ended inside " + kTokens[open_tag_]);
-    if (st_ == state::call) em_.text(buf_, call_off_);
+    if (st_ == state::call) {
+      em_.structure(call_off_);  // the <call> tag
+      em_.text_at(buf_, call_off_, call_pos_);
+    }
     if (role_ == role::system) flush_system();
+    if (st_ == state::tools) em_.skipped(off, "an unclosed <tools> block");
     flush_nl();
     em_.end(st_ == state::ended ? end_token::end : end_token::unterminated, off);
   }
@@ -164,13 +175,26 @@ class decoder_impl final : public stream_decoder, public token_stream::handler {
 
   void on_token(std::size_t id, std::size_t off) override {
     const std::size_t after = off + kTokens[id].size();
+    handle_token(id, off, after);
+    // A token the handler did not cover (as text, or inside held text) is markup.
+    if (!holding()) em_.claim_token(off, after);
+  }
+
+  // True while bytes are held back to be covered later (metadata, a call, a tools block,
+  // a system container).
+  [[nodiscard]] bool holding() const noexcept {
+    return st_ == state::meta || st_ == state::call || st_ == state::tools ||
+           (st_ == state::body && role_ == role::system);
+  }
+
+  void handle_token(std::size_t id, std::size_t off, std::size_t after) {
     switch (st_) {
       case state::between:
         if (id == sys_open || id == usr_open || id == ast_open || id == obs_open) {
           open_container(id, after);
-        } else {
-          (void)em_.recoverable(error_code::unexpected_token, off,
-                                "stray " + kTokens[id] + " outside a container");
+        } else if (em_.recoverable(error_code::unexpected_token, off,
+                                   "stray " + kTokens[id] + " outside a container")) {
+          em_.skipped(after, "a tag outside any container");
         }
         return;
       case state::meta:
@@ -184,7 +208,7 @@ class decoder_impl final : public stream_decoder, public token_stream::handler {
           return;
         }
         resolve_meta(false, off);
-        on_token(id, off);
+        handle_token(id, off, after);
         return;
       case state::body:
         body_token(id, off, after);
@@ -199,7 +223,7 @@ class decoder_impl final : public stream_decoder, public token_stream::handler {
         return;
       case state::call:
         if (id == call_close) {
-          finish_call();
+          finish_call(after);
           st_ = state::body;
         } else {
           unexpected(id, off);
@@ -207,7 +231,7 @@ class decoder_impl final : public stream_decoder, public token_stream::handler {
         return;
       case state::tools:
         if (id == tools_close) {
-          finish_tools();
+          finish_tools(after);
           st_ = state::body;
         } else {
           unexpected(id, off);
@@ -219,7 +243,7 @@ class decoder_impl final : public stream_decoder, public token_stream::handler {
         } else if (em_.recoverable(error_code::unexpected_token, off,
                                    kTokens[id] + " after <end> (turn closed)")) {
           close(off);
-          on_token(id, off);
+          handle_token(id, off, after);
         }
         return;
     }
@@ -237,6 +261,8 @@ class decoder_impl final : public stream_decoder, public token_stream::handler {
     meta_buf_.clear();
     meta_.reset();
     buf_.clear();
+    held_.clear();
+    blocks_.clear();
     pending_nl_ = false;
     strip_nl_ = false;
     st_ = state::meta;
@@ -261,7 +287,7 @@ class decoder_impl final : public stream_decoder, public token_stream::handler {
     } else {
       replay = std::move(meta_buf_);
     }
-    (void)off;
+    em_.structure(has_meta ? off : header_off_);  // the tag, and metadata with its [SEP]
     meta_buf_.clear();
     st_ = state::body;
     if (role_ == role::system) {
@@ -273,14 +299,15 @@ class decoder_impl final : public stream_decoder, public token_stream::handler {
   }
 
   void whitespace_only(std::string_view t, std::size_t off) {
-    em_.stray(t, off, st_ == state::ended ? "text after <end>" : "text outside any container");
+    em_.between_turns(t, off,
+                      st_ == state::ended ? "text after <end>" : "text outside any container");
   }
 
   void body_text(std::string_view t, std::size_t off, bool reasoning,
                  const position* start = nullptr) {
     if (t.empty()) return;
     if (role_ == role::system && !reasoning) {
-      buf_.append(t);
+      held_.append(t, off, start != nullptr ? *start : em_.where(off));
       return;
     }
     if (strip_nl_ && !reasoning) {
@@ -288,6 +315,7 @@ class decoder_impl final : public stream_decoder, public token_stream::handler {
       if (t.front() == '\n') {
         t.remove_prefix(1);
         ++off;
+        em_.structure(off);  // the newline after </think>
         if (t.empty()) return;
       }
     }
@@ -327,6 +355,7 @@ class decoder_impl final : public stream_decoder, public token_stream::handler {
       flush_nl();
       close(off);
     } else if (ast && id == think_open) {
+      flush_nl();
       st_ = state::think;
     } else if (ast && id == call_open) {
       pending_nl_ = false;  // the separator before a call
@@ -340,7 +369,6 @@ class decoder_impl final : public stream_decoder, public token_stream::handler {
       end_off_ = off;
       st_ = state::ended;
     } else if (role_ == role::system && id == tools_open) {
-      sys_text_ = buf_;
       buf_.clear();
       tools_off_ = after;
       tools_pos_ = em_.where(after);
@@ -368,7 +396,8 @@ class decoder_impl final : public stream_decoder, public token_stream::handler {
     em_.allow_stray();
   }
 
-  void finish_call() {
+  // The call's span covers its tags: from the cursor (at <call>) to `end`, after </call>.
+  void finish_call(std::size_t end) {
     tool_call tc;
     std::string why;
     if (!read_call_json(buf_, {.read_id = true}, tc, why)) {
@@ -376,19 +405,20 @@ class decoder_impl final : public stream_decoder, public token_stream::handler {
                     "<call> is not {\"id\", \"name\", \"arguments\"} JSON: " + why);
       tc.arguments = buf_;
     }
-    em_.call(tc, call_off_);
+    em_.call(tc, call_off_, end);
     buf_.clear();
   }
 
-  void finish_tools() {
+  // A <tools> block of a system container, ending at `end` (after </tools>): read now,
+  // emitted in input order when the container ends.
+  void finish_tools(std::size_t end) {
     std::string err;
-    std::vector<tool> tools;
+    block b;
     if (auto parsed = try_parse_json(buf_)) {
       json arr = std::move(*parsed);
-      if (read_tools(arr, tools, err)) {
-        for (auto& t : tools) t.source = nullptr;  // PCML writes name/description/parameters
-        tools_ = std::move(tools);
-        em_.tools(tools_, tools_off_);
+      if (read_tools(arr, b.tools, err)) {
+        for (auto& t : b.tools) t.source = nullptr;  // PCML writes name/description/parameters
+        b.ok = true;
       }
     } else {
       err = "not JSON";
@@ -397,19 +427,33 @@ class decoder_impl final : public stream_decoder, public token_stream::handler {
       em_.report_at(error_code::body_constraint_violation, em_.soft(), tools_off_, tools_pos_,
                     "<tools> " + err);
     }
-    buf_ = sys_text_;
-    if (buf_.ends_with('\n')) buf_.pop_back();  // the separator before <tools>
-    had_tools_ = true;
+    if (!held_.empty() && held_.str().back() == '\n') held_.pop_back();  // its separator
+    b.at = held_.size();
+    b.off = tools_off_;
+    b.end = end;
+    blocks_.push_back(std::move(b));
+    buf_.clear();
   }
 
+  // The system container ended: its message (unless it held only tools), its text and its
+  // tools blocks, in input order.
   void flush_system() {
     const bool bare = sys_msg_.name.empty() && sys_msg_.call_id.empty() && sys_msg_.extra.empty();
-    if (!(buf_.empty() && had_tools_ && bare)) {
-      em_.begin(sys_msg_, header_off_);
-      em_.text_at(buf_, header_off_, header_pos_);
+    if (!(held_.empty() && !blocks_.empty() && bare)) em_.begin(sys_msg_, header_off_);
+    std::size_t from = 0;
+    for (const block& b : blocks_) {
+      held_.emit(em_, from, b.at);
+      from = b.at;
+      if (b.ok) {
+        tools_ = b.tools;
+        em_.tools(tools_, b.off, b.end);
+      } else {
+        em_.skipped(b.end, "a <tools> block that is not a JSON tool list");
+      }
     }
-    buf_.clear();
-    had_tools_ = false;
+    held_.emit(em_, from, held_.size());
+    held_.clear();
+    blocks_.clear();
   }
 
   decoder_options opt_;
@@ -421,8 +465,17 @@ class decoder_impl final : public stream_decoder, public token_stream::handler {
   std::size_t open_tag_ = 0;
   std::string meta_buf_;
   std::string buf_;
-  std::string sys_text_;
+  held_text held_;  // a system container's text
+  struct block {
+    std::size_t at = 0;   // where in held_ it stood
+    std::size_t off = 0;  // input offset after its <tools>
+    std::size_t end = 0;  // input offset after its </tools>
+    bool ok = false;
+    std::vector<tool> tools;
+  };
+  std::vector<block> blocks_;
   std::vector<tool> tools_;
+  std::size_t total_ = 0;  // bytes pushed (the spans cover them all)
   message sys_msg_;
   std::size_t header_off_ = 0;
   std::size_t call_off_ = 0;
@@ -434,7 +487,6 @@ class decoder_impl final : public stream_decoder, public token_stream::handler {
   position header_pos_;
   bool pending_nl_ = false;
   bool strip_nl_ = false;
-  bool had_tools_ = false;
 };
 
 }  // namespace
