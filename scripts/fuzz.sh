@@ -20,8 +20,14 @@ CXX=clang++-14 CC=clang-14 cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDe
   -DOCML_BUILD_FUZZERS=ON -DOCML_ASAN=ON -DOCML_UBSAN=ON -DOCML_BUILD_TESTS="$with_tests" \
   -DOCML_BUILD_BENCHMARKS=OFF -DOCML_BUILD_CLI="$with_tests" >/dev/null
 [[ ${1:-} == --configure-only ]] && exit 0
-targets=(parse_ocml_2_2 parse_ocml_2_0 parse_harmony parse_chatml parse_pcml parse_gabgpt
-         parse_ocml_0_1 parse_qwen3 stream roundtrip json convert yaml)
+# The targets (and each parse target's dialect) as fuzz/CMakeLists.txt found them in the
+# codec registry.
+declare -A dialect_of=()
+targets=()
+while read -r name dialect; do
+  targets+=("$name")
+  [[ -n ${dialect:-} ]] && dialect_of[$name]=$dialect
+done <build-fuzz/fuzz/targets.txt
 if [[ -n ${OCML_FUZZ_TARGETS:-} ]]; then read -r -a targets <<<"$OCML_FUZZ_TARGETS"; fi
 cmake --build build-fuzz -j"$(nproc)" --target "${targets[@]/#/ocml_fuzz_}" >/dev/null
 mkdir -p build-fuzz/findings
@@ -33,8 +39,7 @@ for t in "${targets[@]}"; do
     json) cp fuzz/corpus/json/* examples/*.json "$corpus"/ ;;
     yaml) cp fuzz/corpus/yaml/* "$corpus"/ ;;
     convert) find tests/conformance -name "*.txt" -size -64k -exec cp --backup=numbered {} "$corpus"/ \; ; cp fuzz/corpus/convert/* "$corpus"/ ;;
-    parse_*) d=${t#parse_}; d=${d//_/-}; d=${d/ocml-2-2/ocml-2.2}; d=${d/ocml-2-0/ocml-2.0}; d=${d/ocml-0-1/ocml-0.1}
-             find tests/conformance/"$d" -name '*.txt' -size -64k -exec cp {} "$corpus"/ \; ;;
+    parse_*) find tests/conformance/"${dialect_of[$t]}" -name '*.txt' -size -64k -exec cp {} "$corpus"/ \; ;;
     *) find tests/conformance tests/fixtures -name '*.txt' -size -64k -exec cp --backup=numbered {} "$corpus"/ \; ;;
   esac
   log=build-fuzz/findings/$t.log
