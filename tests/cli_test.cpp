@@ -4,30 +4,13 @@
 #include <cstdio>
 #include <filesystem>
 
-#include "support.hpp"
+#include "cli_support.hpp"
 
 namespace fs = std::filesystem;
 
 namespace {
 
-struct run_result {
-  int code;
-  std::string out;
-  std::string err;
-};
-
-run_result run(const std::string& args, const std::string& stdin_text = "") {
-  const fs::path dir = fs::temp_directory_path() / ("ocml_cli_" + std::to_string(::getpid()));
-  fs::create_directories(dir);
-  const fs::path in = dir / "in", out = dir / "out", err = dir / "err";
-  { std::ofstream(in, std::ios::binary) << stdin_text; }
-  const std::string cmd = std::string(OCML_CLI_PATH) + " " + args + " <" + in.string() + " >" +
-                          out.string() + " 2>" + err.string();
-  const int status = std::system(cmd.c_str());
-  run_result r{WEXITSTATUS(status), ocml::test::read_file(out), ocml::test::read_file(err)};
-  fs::remove_all(dir);
-  return r;
-}
+using ocml::test::run;
 
 const std::string kGood =
     "<|start|>user<|message|>Hi<|end|>\n<|start|>assistant<|channel|>final<|message|>Hello<|return|"

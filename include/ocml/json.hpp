@@ -9,6 +9,10 @@
 
 namespace ocml {
 
+/// How deep JSON input may nest (arrays and objects) unless a caller says otherwise:
+/// deeper input is refused with E-LIMIT-EXCEEDED before any recursive code sees it.
+inline constexpr std::size_t default_max_json_depth = 1024;
+
 /// Which JSON shape a conversation object has.
 enum class json_format : std::uint8_t { automatic, openai, native, harmony };
 
@@ -46,8 +50,12 @@ struct openai_options {
 /// Reads a conversation in the given (or detected) shape.
 [[nodiscard]] result<conversation> from_json(const json& j, json_format format);
 
-/// Parses JSON text; E-JSON-INPUT with line:column on a syntax error.
-[[nodiscard]] result<json> parse_json_text(std::string_view text);
+/// Parses JSON text; E-JSON-INPUT with line:column on a syntax error (a number too large for
+/// a double too), E-LIMIT-EXCEEDED at the bracket that nests deeper than `max_depth`.
+///
+///   auto j = ocml::parse_json_text(R"({"messages": []})");
+[[nodiscard]] result<json> parse_json_text(std::string_view text,
+                                           std::size_t max_depth = default_max_json_depth);
 
 /// Serializes JSON; invalid UTF-8 in strings is written as U+FFFD (never throws).
 [[nodiscard]] std::string dump_json(const json& j, int indent = -1);

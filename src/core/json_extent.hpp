@@ -73,4 +73,31 @@ class json_extent {
   bool escape_ = false;
 };
 
+/// The offset of the first '[' or '{' of `text` (JSON or not) that opens nesting deeper than
+/// `max_depth`, or npos. Strings and escapes are skipped, so brackets inside them do not
+/// count. One pass, no allocation: the guard run before any recursive JSON code (dumps,
+/// copies, comparisons) sees a value, so no input can overflow the stack.
+///
+///   json_too_deep("[[1]]", 1) == 1
+[[nodiscard]] inline std::size_t json_too_deep(std::string_view text,
+                                               std::size_t max_depth) noexcept {
+  std::size_t depth = 0;
+  const char* p = text.data();
+  const char* const end = p + text.size();
+  while (p < end) {
+    const char c = *p;
+    if (c == '"') {
+      for (++p; p < end && *p != '"'; ++p) {
+        if (*p == '\\') ++p;
+      }
+    } else if (c == '[' || c == '{') {
+      if (++depth > max_depth) return static_cast<std::size_t>(p - text.data());
+    } else if ((c == ']' || c == '}') && depth > 0) {
+      --depth;
+    }
+    ++p;
+  }
+  return std::string_view::npos;
+}
+
 }  // namespace ocml::detail

@@ -7,15 +7,20 @@
 #include <stdexcept>
 #include <string_view>
 
+#include "core/json_extent.hpp"
 #include "interchange/pyjson.hpp"
 #include "ocml/error.hpp"
+#include "ocml/json.hpp"
 #include "ocml/model.hpp"
 
 namespace ocml::detail {
 
-/// JSON text parsed, or nullopt when it is not JSON or holds what nlohmann-json cannot
-/// (a number that overflows a double: json::accept says yes, json::parse then throws).
-inline std::optional<json> try_parse_json(std::string_view text) {
+/// JSON text parsed, or nullopt when it is not JSON, nests deeper than `max_depth` (the
+/// recursive code after parsing, dumps and copies, never sees such a value), or holds what
+/// nlohmann-json cannot (a number that overflows a double).
+inline std::optional<json> try_parse_json(std::string_view text,
+                                          std::size_t max_depth = default_max_json_depth) {
+  if (json_too_deep(text, max_depth) != std::string_view::npos) return std::nullopt;
   try {
     return json::parse(text);
   } catch (const json::exception&) {
@@ -66,6 +71,8 @@ struct call_json_rules {
   /// serialized once too often (a JSON string holding an object) decoded once. Each such
   /// repair is described in `recovered`.
   bool repair = false;
+  /// Deeper JSON is not read (`error` says so).
+  std::size_t max_depth = default_max_json_depth;
 };
 
 /// Reads `{"name": ..., "arguments": ...}` into `out` (arguments in Python's spelling).
@@ -73,6 +80,10 @@ struct call_json_rules {
 /// `rules.repair`, `recovered` (when given) receives a note per repair made.
 inline bool read_call_json(std::string_view body, const call_json_rules& rules, tool_call& out,
                            std::string& error, std::string* recovered = nullptr) {
+  if (json_too_deep(body, rules.max_depth) != std::string_view::npos) {
+    error = "JSON nested deeper than " + std::to_string(rules.max_depth) + " levels";
+    return false;
+  }
   try {
     const json j = json::parse(body);
     if (!j.is_object() || !j.contains("name") || !j["name"].is_string()) {
@@ -88,7 +99,7 @@ inline bool read_call_json(std::string_view body, const call_json_rules& rules, 
     if (j.contains(key)) {
       const json& a = j[key];
       if (rules.repair && a.is_string()) {
-        if (auto inner = try_parse_json(a.get_ref<const std::string&>());
+        if (auto inner = try_parse_json(a.get_ref<const std::string&>(), rules.max_depth);
             inner && inner->is_object()) {
           if (recovered != nullptr)
             *recovered += "arguments given as a JSON string, decoded once; ";

@@ -1,6 +1,10 @@
 // The lossless native JSON form and format detection.
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
 #include <sstream>
 
+#include "core/line_tracker.hpp"
 #include "interchange/json_util.hpp"
 #include "ocml/harmony.hpp"
 #include "ocml/json.hpp"
@@ -311,30 +315,57 @@ result<conversation> from_json(const json& j, json_format format) {
   }
 }
 
-result<json> parse_json_text(std::string_view text) {
+namespace {
+
+// An error at byte `off` of `text`, with its line:column.
+diagnostic error_at(error_code code, std::string_view text, std::size_t off,
+                    const std::string& message) {
+  diagnostic d = make_error(code, message);
+  d.offset = off;
+  const detail::position p = detail::advance({}, text.substr(0, std::min(off, text.size())));
+  d.line = p.line;
+  d.column = p.column;
+  return d;
+}
+
+// The offset of the first number outside strings that a double cannot hold (what makes
+// nlohmann-json throw out_of_range after accepting the syntax), or the end.
+std::size_t overflowing_number(std::string_view text) {
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (c == '"') {
+      for (++i; i < text.size() && text[i] != '"'; ++i) {
+        if (text[i] == '\\') ++i;
+      }
+      continue;
+    }
+    if (c != '-' && (c < '0' || c > '9')) continue;
+    std::size_t e = i + 1;
+    while (e < text.size() &&
+           std::string_view("0123456789.eE+-").find(text[e]) != std::string_view::npos) {
+      ++e;
+    }
+    const std::string number(text.substr(i, e - i));
+    if (std::isinf(std::strtod(number.c_str(), nullptr))) return i;
+    i = e - 1;
+  }
+  return text.size();
+}
+
+}  // namespace
+
+result<json> parse_json_text(std::string_view text, std::size_t max_depth) {
+  if (const auto deep = detail::json_too_deep(text, max_depth); deep != std::string_view::npos) {
+    return error_at(error_code::limit_exceeded, text, deep,
+                    "JSON nested deeper than " + std::to_string(max_depth) + " levels");
+  }
   try {
     return json::parse(text.begin(), text.end());
   } catch (const json::parse_error& e) {
-    // Byte offset -> line:column.
-    const std::size_t off = e.byte > 0 ? e.byte - 1 : 0;
-    std::size_t line = 1;
-    std::size_t col = 1;
-    for (std::size_t i = 0; i < off && i < text.size(); ++i) {
-      if (text[i] == '\n') {
-        ++line;
-        col = 1;
-      } else {
-        ++col;
-      }
-    }
-    diagnostic d = make_error(error_code::invalid_json, e.what());
-    d.offset = off;
-    d.line = line;
-    d.column = col;
-    return d;
+    return error_at(error_code::invalid_json, text, e.byte > 0 ? e.byte - 1 : 0, e.what());
   } catch (const json::exception& e) {
-    // Valid syntax nlohmann-json cannot hold (a number overflowing a double): no position.
-    return make_error(error_code::invalid_json, e.what());
+    // Valid syntax nlohmann-json cannot hold: a number overflowing a double.
+    return error_at(error_code::invalid_json, text, overflowing_number(text), e.what());
   }
 }
 

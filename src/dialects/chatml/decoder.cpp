@@ -498,10 +498,12 @@ class decoder_impl final : public stream_decoder, public token_stream::handler {
     tool_call tc;
     std::string why;
     std::string repaired;
-    if (!read_call_json(
-            body,
-            {.raw_string_arguments = false, .missing_arguments = "{}", .repair = opt_.lenient}, tc,
-            why, &repaired)) {
+    if (!read_call_json(body,
+                        {.raw_string_arguments = false,
+                         .missing_arguments = "{}",
+                         .repair = opt_.lenient,
+                         .max_depth = opt_.limits.max_json_depth},
+                        tc, why, &repaired)) {
       const std::string what = "<tool_call> is not {\"name\", \"arguments\"} JSON: " + why;
       if (!opt_.lenient) {
         em_.report_at(error_code::body_constraint_violation, severity::error, call_off_, call_pos_,

@@ -318,10 +318,15 @@ class decoder_impl final : public stream_decoder, public token_stream::handler {
     if (body.ends_with('\n')) body.remove_suffix(1);
     tool_call tc;
     std::string why;
-    if (!read_call_json(body, {}, tc, why)) {
+    if (!read_call_json(body, {.max_depth = opt_.limits.max_json_depth}, tc, why)) {
+      // Never a nameless call: the block is text, its token included, as written.
       em_.report_at(error_code::body_constraint_violation, em_.soft(), call_off_, call_pos_,
-                    "<|function_call|> is not {\"arguments\", \"name\"} JSON: " + why);
-      tc.arguments = std::string(body);
+                    "<|function_call|> is not {\"arguments\", \"name\"} JSON: " + why +
+                        (opt_.lenient ? " (kept as text)" : ""));
+      const std::string& tok = ts_.token_text(function_call);
+      em_.text_at(tok + buf_, call_off_ - tok.size(),
+                  {call_pos_.line, call_pos_.column - tok.size()});
+      return;
     }
     em_.call(tc, call_off_, end);
   }

@@ -358,7 +358,8 @@ class decoder_impl final : public stream_decoder, public token_stream::handler {
       flush_nl();
       st_ = state::think;
     } else if (ast && id == call_open) {
-      pending_nl_ = false;  // the separator before a call
+      call_nl_ = pending_nl_;  // the separator before a call (text if the call is not one)
+      pending_nl_ = false;
       strip_nl_ = false;
       buf_.clear();
       call_off_ = after;
@@ -400,10 +401,18 @@ class decoder_impl final : public stream_decoder, public token_stream::handler {
   void finish_call(std::size_t end) {
     tool_call tc;
     std::string why;
-    if (!read_call_json(buf_, {.read_id = true}, tc, why)) {
+    if (!read_call_json(buf_, {.read_id = true, .max_depth = opt_.limits.max_json_depth}, tc,
+                        why)) {
+      // Never a nameless call: the block is text, tags included, as written.
       em_.report_at(error_code::body_constraint_violation, em_.soft(), call_off_, call_pos_,
-                    "<call> is not {\"id\", \"name\", \"arguments\"} JSON: " + why);
-      tc.arguments = buf_;
+                    "<call> is not {\"id\", \"name\", \"arguments\"} JSON: " + why +
+                        (opt_.lenient ? " (kept as text)" : ""));
+      const std::string& open = kTokens[call_open];
+      if (call_nl_) em_.text("\n", nl_off_);
+      em_.text_at(open + buf_ + kTokens[call_close], call_off_ - open.size(),
+                  {call_pos_.line, call_pos_.column - open.size()});
+      buf_.clear();
+      return;
     }
     em_.call(tc, call_off_, end);
     buf_.clear();
@@ -487,6 +496,7 @@ class decoder_impl final : public stream_decoder, public token_stream::handler {
   position header_pos_;
   bool pending_nl_ = false;
   bool strip_nl_ = false;
+  bool call_nl_ = false;
 };
 
 }  // namespace

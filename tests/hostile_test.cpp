@@ -1,0 +1,121 @@
+// Hostile input, round two (issue 13): each reproducer of the probe, as a regression test.
+// Nesting: no JSON path recurses on untrusted depth (default_max_json_depth, E-LIMIT-EXCEEDED).
+#include <gtest/gtest.h>
+
+#include <sstream>
+#include <string>
+
+#include "cli_support.hpp"
+
+namespace {
+
+using ocml::test::run;
+
+std::string nested(std::size_t depth) {
+  return std::string(depth, '[') + std::string(depth, ']');
+}
+
+std::string openai_with_arguments(const std::string& arguments) {
+  return R"({"messages":[{"role":"user","content":"hi"},{"role":"assistant","tool_calls":[)"
+         R"({"id":"c1","type":"function","function":{"name":"f","arguments":)" +
+         arguments + "}}]}]}";
+}
+
+TEST(Hostile, JsonInputNestedAMillionDeepIsRefusedWithItsPosition) {
+  const std::string text = openai_with_arguments(nested(1'000'000));
+  const auto r = ocml::parse_json_text(text);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().code, ocml::error_code::limit_exceeded);
+  // At the bracket that opens level 1025 (six levels open before the arguments).
+  EXPECT_EQ(r.error().offset, text.find('[', text.find("arguments")) + 1024 - 6);
+  EXPECT_EQ(r.error().line, 1u);
+  // Within the limit it parses.
+  EXPECT_TRUE(ocml::parse_json_text(openai_with_arguments(nested(1000))).ok());
+  // The limit is the caller's to set.
+  EXPECT_FALSE(ocml::parse_json_text(nested(11), 10).ok());
+  EXPECT_TRUE(ocml::parse_json_text(nested(10), 10).ok());
+  // Brackets inside strings do not count.
+  EXPECT_TRUE(ocml::parse_json_text("[\"" + std::string(5000, '[') + "\"]").ok());
+}
+
+TEST(Hostile, RenderOfDeepArgumentsIsRefusedInEveryDialect) {
+  const std::string text = openai_with_arguments(nested(1'000'000));
+  for (const auto& info : ocml::dialects()) {
+    const auto r = run(std::string("render -d ") + std::string(info.name) + " -", text);
+    EXPECT_EQ(r.code, 1) << info.name;
+    EXPECT_EQ(r.err.rfind("E-LIMIT-EXCEEDED 1:", 0), 0u) << info.name << ": " << r.err;
+  }
+}
+
+TEST(Hostile, DeepCallJsonInMarkupIsNotReadInEveryDecoder) {
+  const std::string deep = R"({"name": "f", "arguments": )" + nested(1'000'000) + "}";
+  const std::pair<ocml::dialect, std::string> cases[] = {
+      {ocml::dialect::chatml,
+       "<|im_start|>assistant\n<tool_call>\n" + deep + "\n</tool_call><|im_end|>\n"},
+      {ocml::dialect::qwen3,
+       "<|im_start|>assistant\n<tool_call>\n" + deep + "\n</tool_call><|im_end|>\n"},
+      {ocml::dialect::pcml, "[AST]<call>" + deep.substr(0, 1) + R"("id": "c", )" + deep.substr(1) +
+                                "</call><end>[/AST]"},
+      {ocml::dialect::ocml_0_1,
+       "<|im_start|>assistant\n<|function_call|>\n" + deep + "\n<|im_end|>\n"},
+  };
+  for (const auto& [d, text] : cases) {
+    for (const bool lenient : {false, true}) {
+      for (const std::size_t chunk : {std::size_t{0}, std::size_t{4096}}) {
+        const auto r = ocml::test::parse_chunked(text, {.dialect = d, .lenient = lenient}, chunk);
+        EXPECT_EQ(r.ok(), lenient) << ocml::dialect_name(d);
+        bool said = false;
+        for (const auto& diag : r.diagnostics) {
+          said = said || diag.message.find("nested deeper than 1024") != std::string::npos;
+        }
+        EXPECT_TRUE(said) << ocml::dialect_name(d);
+        for (const auto& m : r.conversation.messages) {
+          EXPECT_TRUE(m.tool_calls.empty()) << ocml::dialect_name(d) << " lenient " << lenient;
+        }
+      }
+    }
+  }
+}
+
+TEST(Hostile, DeepCallThroughEveryCommand) {
+  const std::string text =
+      "<|im_start|>assistant\n<tool_call>\n{\"name\": \"f\", \"arguments\": " + nested(1'000'000) +
+      "}\n</tool_call><|im_end|>\n";
+  for (const char* cmd :
+       {"parse -d chatml -", "parse -d chatml --lenient --openai -", "stream -d chatml -",
+        "stream -d chatml --lenient --events openai -", "view -d chatml --lenient -",
+        "convert --from chatml --to harmony -", "validate -d chatml -"}) {
+    const auto r = run(cmd, text);
+    EXPECT_LE(r.code, 1) << cmd << ": " << r.err;  // never a crash (signals give 128+)
+    EXPECT_NE(r.err.find("nested deeper than 1024"), std::string::npos) << cmd << ": " << r.err;
+  }
+}
+
+TEST(Hostile, DeepLineInABatchIsThatLinesErrorOnly) {
+  std::string in;
+  const std::string good = R"({"messages":[{"role":"user","content":"hi"}]})";
+  for (int i = 0; i < 3000; ++i) in += good + "\n";
+  in += openai_with_arguments(nested(1'000'000)) + "\n";
+  for (int i = 0; i < 3000; ++i) in += good + "\n";
+  for (const char* jobs : {"1", "2"}) {
+    const auto r = run(std::string("render -d chatml --jsonl -j ") + jobs + " -", in);
+    EXPECT_EQ(r.code, 1) << r.err;
+    std::istringstream out(r.out);
+    std::string line;
+    std::size_t n = 0;
+    while (std::getline(out, line)) {
+      const auto j = ocml::json::parse(line);
+      if (n == 3000) {
+        EXPECT_EQ(j["error"]["code"], "E-LIMIT-EXCEEDED") << line;
+      } else {
+        EXPECT_NE(j["text"].get<std::string>().find("<|im_start|>user\nhi<|im_end|>\n"),
+                  std::string::npos)
+            << "-j " << jobs << " " << n;
+      }
+      ++n;
+    }
+    EXPECT_EQ(n, 6001u) << "-j " << jobs;
+  }
+}
+
+}  // namespace
