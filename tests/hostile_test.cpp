@@ -2,9 +2,12 @@
 // Nesting: no JSON path recurses on untrusted depth (default_max_json_depth, E-LIMIT-EXCEEDED).
 #include <gtest/gtest.h>
 
+#include <cstdio>
+#include <new>
 #include <sstream>
 #include <string>
 
+#include "batch.hpp"
 #include "cli_support.hpp"
 
 namespace {
@@ -115,6 +118,44 @@ TEST(Hostile, DeepLineInABatchIsThatLinesErrorOnly) {
       ++n;
     }
     EXPECT_EQ(n, 6001u) << "-j " << jobs;
+  }
+}
+
+// An exception on a worker thread is that line's error; the other lines are written (it
+// was `terminate called`, SIGABRT, and the rest of the batch lost).
+TEST(Hostile, BatchWorkerExceptionIsThatLinesError) {
+  std::string in;
+  for (int i = 0; i < 5000; ++i) in += "\"x" + std::to_string(i) + "\"\n";
+  for (const unsigned jobs : {1u, 2u, 4u}) {
+    ocml::cli::line_source src(in);
+    std::FILE* out = std::tmpfile();
+    ASSERT_NE(out, nullptr);
+    std::ostringstream err;
+    const int rc = ocml::cli::run_lines(
+        src, fileno(out), err, jobs, [](const ocml::cli::batch_line& l, ocml::cli::line_result& r) {
+          if (l.text == "\"x1234\"") throw std::bad_alloc();
+          if (l.text == "\"x4321\"") throw 42;  // not even an exception type
+          r.output = std::string(l.text);
+        });
+    EXPECT_EQ(rc, 1);
+    std::rewind(out);
+    std::string got;
+    char buf[4096];
+    for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, out)) > 0;) got.append(buf, n);
+    std::fclose(out);
+    std::istringstream lines(got);
+    std::string line;
+    int n = 0;
+    while (std::getline(lines, line)) {
+      if (n == 1234 || n == 4321) {
+        EXPECT_NE(line.find("E-INTERNAL"), std::string::npos) << line;
+      } else {
+        EXPECT_EQ(line, "\"x" + std::to_string(n) + "\"");
+      }
+      ++n;
+    }
+    EXPECT_EQ(n, 5000) << jobs;
+    EXPECT_NE(err.str().find("line 1235: E-INTERNAL"), std::string::npos) << err.str();
   }
 }
 

@@ -36,10 +36,11 @@ enum class error_code : std::uint8_t {
   tool_unknown,               ///< E-TOOL-UNKNOWN: a call names no registered tool.
   tool_failed,                ///< E-TOOL-FAILED: a tool crashed, failed or printed invalid JSON.
   tool_routing,               ///< E-TOOL-ROUTING: a call on a channel its tool may not use (§8.3).
+  internal,                   ///< E-INTERNAL: an unexpected failure (out of memory, a bug).
 };
 
 /// Number of values in error_code (for tables and tests).
-inline constexpr std::size_t error_code_count = 22;
+inline constexpr std::size_t error_code_count = 23;
 
 /// The stable `E-...` spelling of a code, e.g. "E-PARSE-HEADER".
 ///

@@ -34,6 +34,7 @@ constexpr std::array<error_entry, error_code_count> kErrors = {{
     {"E-TOOL-UNKNOWN", "no tool of that name is registered"},
     {"E-TOOL-FAILED", "the tool failed or replied with invalid JSON"},
     {"E-TOOL-ROUTING", "tool call on a channel the tool may not be called from"},
+    {"E-INTERNAL", "unexpected failure inside ocml (out of memory, or a bug)"},
 }};
 }  // namespace
 

@@ -115,16 +115,30 @@ int run_lines(line_source& src, int out_fd, std::ostream& err, unsigned jobs, co
   while (src.next_block(lines, kBlockLines, kBlockBytes)) {
     if (results.size() < lines.size()) results.resize(lines.size());
     std::atomic<std::size_t> next{0};
-    const auto work = [&]() {
+    const auto work = [&]() noexcept {
       for (std::size_t i = next++; i < lines.size(); i = next++) {
-        results[i].output.clear();
-        results[i].direct.clear();
-        results[i].diagnostics.clear();
-        fn(lines[i], results[i]);
+        line_result& r = results[i];
+        r.output.clear();
+        r.direct.clear();
+        r.diagnostics.clear();
+        // Whatever escapes the work on one line is that line's error; the others go on.
+        try {
+          fn(lines[i], r);
+        } catch (const std::exception& e) {
+          r.diagnostics.push_back(make_error(error_code::internal, e.what()));
+        } catch (...) {
+          r.diagnostics.push_back(make_error(error_code::internal, "unknown exception"));
+        }
       }
     };
     std::vector<std::thread> pool;
-    for (unsigned t = 1; t < jobs && t < lines.size(); ++t) pool.emplace_back(work);
+    for (unsigned t = 1; t < jobs && t < lines.size(); ++t) {
+      try {
+        pool.emplace_back(work);
+      } catch (const std::system_error&) {
+        break;  // no more threads to be had: the ones running (and this one) do the work
+      }
+    }
     work();
     for (auto& t : pool) t.join();
     iov.clear();
