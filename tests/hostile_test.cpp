@@ -160,3 +160,39 @@ TEST(Hostile, BatchWorkerExceptionIsThatLinesError) {
 }
 
 }  // namespace
+
+namespace {
+
+// Linear time (issue 13): harmony finds the call a reply answers in one pass (a map by
+// call id; the order of replies after a run of calls otherwise). Speed is measured in
+// bench (BM_RenderParallelCalls, 10^5 calls); here the names it finds.
+TEST(Hostile, HarmonyRepliesFindTheirCallsByIdAndByOrder) {
+  constexpr std::size_t n = 2000;
+  for (const bool ids : {true, false}) {
+    ocml::conversation c;
+    for (std::size_t i = 0; i < n; ++i) {
+      ocml::message call{.role = ocml::role::assistant};
+      call.recipient = "functions.f" + std::to_string(i);
+      call.channel = "commentary";
+      if (ids) call.call_id = "c" + std::to_string(i);
+      c.messages.push_back(call);
+    }
+    for (std::size_t i = 0; i < n; ++i) {
+      ocml::message reply{.role = ocml::role::tool};
+      const std::size_t answers = ids ? n - 1 - i : i;  // by id: in reverse order
+      if (ids) reply.call_id = "c" + std::to_string(answers);
+      reply.content = std::to_string(answers);
+      c.messages.push_back(reply);
+    }
+    const auto text = ocml::render(c, {.dialect = ocml::dialect::harmony});
+    ASSERT_TRUE(text.ok()) << text.error().message;
+    for (std::size_t i = 0; i < n; i += 397) {
+      const std::size_t answers = ids ? n - 1 - i : i;
+      const std::string reply = "<|start|>functions.f" + std::to_string(answers) + "<|message|>" +
+                                std::to_string(answers) + "<|end|>";
+      EXPECT_NE(text->find(reply), std::string::npos) << reply;
+    }
+  }
+}
+
+}  // namespace

@@ -1,38 +1,68 @@
 // The harmony renderer: byte-identical to openai/harmony's text rendering.
 #include <string>
+#include <unordered_map>
 
 #include "dialects/openchatml/render_common.hpp"
 
 namespace ocml::detail {
+
+namespace {
+
+// The call a tool reply answers, found in one pass over the messages (linear in messages
+// and calls): by call id (the latest call with that id before the reply), else, for
+// dialects without ids, by order (the n-th reply after a run of calls answers its n-th).
+class reply_names {
+ public:
+  explicit reply_names(const std::vector<const message*>& msgs) : msgs_(msgs) {}
+
+  /// The tool name of reply `k` (empty when no call matches).
+  [[nodiscard]] std::string_view name_of(std::size_t k) const {
+    const message& m = *msgs_[k];
+    if (!m.name.empty()) return m.name;
+    if (!m.call_id.empty()) {
+      const auto it = by_id_.find(m.call_id);
+      return it == by_id_.end() ? std::string_view{} : std::string_view(it->second);
+    }
+    const std::size_t block = k - replies_;  // where this run of replies began
+    const std::size_t first = calls_end_ == block ? calls_begin_ : block;
+    return first + replies_ < block ? std::string_view(msgs_[first + replies_]->recipient)
+                                    : std::string_view{};
+  }
+  /// Message `k` was written: it joins the runs of calls and replies.
+  void seen(std::size_t k) {
+    const message& m = *msgs_[k];
+    replies_ = m.role == role::tool ? replies_ + 1 : 0;
+    if (m.role == role::assistant && !m.recipient.empty()) {
+      if (calls_end_ != k) calls_begin_ = k;
+      calls_end_ = k + 1;
+      if (!m.call_id.empty()) by_id_[m.call_id] = m.recipient;
+    }
+  }
+
+ private:
+  const std::vector<const message*>& msgs_;
+  std::unordered_map<std::string, std::string> by_id_;
+  std::size_t calls_begin_ = 0;
+  std::size_t calls_end_ = static_cast<std::size_t>(-1);
+  std::size_t replies_ = 0;  // tool replies right before the current message
+};
+
+}  // namespace
 
 result<std::string> render_harmony(const conversation& c, const render_options& o,
                                    std::vector<diagnostic>* warnings) {
   std::string out;
   if (c.header.present) warn_dropped(warnings, 0, "a YAML document header", "harmony");
   const auto msgs = messages_to_render(c, o.drop_analysis);
-  for (std::size_t k = 0; k < msgs.size(); ++k) {
+  reply_names replies(msgs);
+  for (std::size_t k = 0; k < msgs.size(); replies.seen(k++)) {
     const message& m = *msgs[k];
     std::string err;
     out += "<|start|>";
     if (m.role == role::tool) {
       // Harmony writes a tool reply's author as the tool's name alone; a reply that has
       // only a call id takes the name of the call it answers.
-      std::string name = m.name;
-      for (std::size_t b = k; name.empty() && !m.call_id.empty() && b-- > 0;) {
-        if (msgs[b]->call_id == m.call_id && !msgs[b]->recipient.empty()) name = msgs[b]->recipient;
-      }
-      if (name.empty() && m.call_id.empty()) {
-        // Dialects without call ids answer calls in order: count the replies since the
-        // last run of calls and take the matching call.
-        std::size_t replies = 0;
-        std::size_t b = k;
-        while (b > 0 && msgs[b - 1]->role == role::tool) --b, ++replies;
-        std::size_t first = b;
-        while (first > 0 && msgs[first - 1]->role == role::assistant &&
-               !msgs[first - 1]->recipient.empty())
-          --first;
-        if (first + replies < b) name = msgs[first + replies]->recipient;
-      }
+      const std::string_view name = replies.name_of(k);
       if (name.empty()) {
         return make_error(error_code::unrepresentable,
                           "message " + std::to_string(k) + ": a harmony tool message needs a name");
