@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <fstream>
 #include <new>
 #include <sstream>
 #include <string>
@@ -193,6 +194,50 @@ TEST(Hostile, HarmonyRepliesFindTheirCallsByIdAndByOrder) {
       EXPECT_NE(text->find(reply), std::string::npos) << reply;
     }
   }
+}
+
+}  // namespace
+
+namespace {
+
+// A 30 KB YAML header whose aliases expand a 25 000-byte string 10 000 times (250 MB; it
+// was accepted at 4.3 GB): the expanded bytes count against max_document_header_bytes.
+std::string alias_bomb() {
+  std::string y = "---\nversion: \"2.2\"\na: &a \"" + std::string(25000, 'x') + "\"\n";
+  const char* names[] = {"a", "b", "c", "d", "e"};
+  for (int level = 1; level < 5; ++level) {
+    y += std::string(names[level]) + ": &" + names[level] + " [";
+    for (int i = 0; i < 10; ++i) y += std::string(i ? ", *" : "*") + names[level - 1];
+    y += "]\n";
+  }
+  return y + "---\n<|start|>user<|message|>hi<|end|>";
+}
+
+TEST(Hostile, YamlAliasBombIsRefusedByExpandedBytes) {
+  const std::string text = alias_bomb();
+  EXPECT_LT(text.size(), 30u * 1024);
+  for (const bool lenient : {false, true}) {
+    const auto r = ocml::parse(text, {.dialect = ocml::dialect::ocml_2_2, .lenient = lenient});
+    ASSERT_FALSE(r.diagnostics.empty());
+    EXPECT_EQ(r.diagnostics[0].code, ocml::error_code::limit_exceeded) << r.diagnostics[0].message;
+    EXPECT_TRUE(r.conversation.header.extra.empty());
+  }
+  // Under a 1 GiB address-space cap the command refuses it (and does not die).
+  const std::string dir = ::testing::TempDir();
+  { std::ofstream(dir + "/bomb.txt", std::ios::binary) << text; }
+  for (const char* cmd : {"parse -d ocml-2.2", "convert --from ocml-2.2 --to harmony"}) {
+    const std::string line = "bash -c 'ulimit -v 1048576; " + std::string(OCML_CLI_PATH) + " " +
+                             cmd + " " + dir + "/bomb.txt >/dev/null 2>" + dir + "/bomb.err'";
+    const int status = std::system(line.c_str());
+    EXPECT_EQ(WEXITSTATUS(status), 1) << cmd;
+    EXPECT_NE(ocml::test::read_file(dir + "/bomb.err").find("E-LIMIT-EXCEEDED"), std::string::npos)
+        << cmd;
+  }
+  // A header that expands within the limit is read.
+  const auto ok = ocml::parse("---\nversion: \"2.2\"\na: &a \"xy\"\nb: [*a, *a]\n---\n",
+                              {.dialect = ocml::dialect::ocml_2_2});
+  EXPECT_TRUE(ok.ok());
+  EXPECT_EQ(ok.conversation.header.extra["b"], ocml::json::array({"xy", "xy"}));
 }
 
 }  // namespace

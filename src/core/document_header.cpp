@@ -41,8 +41,17 @@ json scalar_to_json(const YAML::Node& n) {
 }
 
 // Aliases can make a small YAML text expand exponentially ("billion laughs"): the
-// conversion stops after this many nodes.
+// conversion stops after this many nodes, or once the expanded text (every scalar and key
+// each time it is reached, plus 8 bytes a node) passes the header's byte limit.
 constexpr std::size_t kMaxYamlNodes = 100000;
+struct yaml_budget {
+  std::size_t nodes = kMaxYamlNodes;
+  std::size_t bytes = 0;
+  void take(std::size_t n) {
+    if (n > bytes) throw yaml_budget{};
+    bytes -= n;
+  }
+};
 struct yaml_too_big {};
 struct yaml_duplicate_key {
   std::string key;
@@ -58,14 +67,16 @@ const std::string& checked_text(const std::string& s) {
 // Aliases can also make a node contain itself (&a [*a]): depth is bounded as well.
 constexpr std::size_t kMaxYamlDepth = 64;
 
-json node_to_json(const YAML::Node& n, std::size_t& budget, std::size_t depth = 0) {
-  if (budget == 0 || depth > kMaxYamlDepth) throw yaml_too_big{};
-  --budget;
+json node_to_json(const YAML::Node& n, yaml_budget& budget, std::size_t depth = 0) {
+  if (budget.nodes == 0 || depth > kMaxYamlDepth) throw yaml_too_big{};
+  --budget.nodes;
+  budget.take(8);
   switch (n.Type()) {
     case YAML::NodeType::Null:
     case YAML::NodeType::Undefined:
       return nullptr;
     case YAML::NodeType::Scalar:
+      budget.take(n.Scalar().size());
       checked_text(n.Scalar());
       return scalar_to_json(n);
     case YAML::NodeType::Sequence: {
@@ -77,6 +88,7 @@ json node_to_json(const YAML::Node& n, std::size_t& budget, std::size_t depth = 
       json o = json::object();
       for (const auto& kv : n) {
         // YAML forbids a key given twice; readers that allow it disagree on which counts.
+        budget.take(kv.first.IsScalar() ? kv.first.Scalar().size() : 0);
         auto key = checked_text(kv.first.as<std::string>());
         if (o.contains(key)) throw yaml_duplicate_key{std::move(key)};
         o[key] = node_to_json(kv.second, budget, depth + 1);
@@ -191,7 +203,8 @@ bool fail_at(yaml_error& err, std::string_view yaml, std::size_t at, std::string
 
 }  // namespace
 
-bool parse_document_header(std::string_view yaml, document_header& out, yaml_error& err) {
+bool parse_document_header(std::string_view yaml, document_header& out, yaml_error& err,
+                           std::size_t max_bytes) {
   // YAML is Unicode text; yaml-cpp would turn bad bytes into U+FFFD (so distinct keys could
   // collapse into one): refuse them where they are.
   utf8_stream utf8;
@@ -229,13 +242,20 @@ bool parse_document_header(std::string_view yaml, document_header& out, yaml_err
   }
   json j;
   try {
-    std::size_t budget = kMaxYamlNodes;
+    yaml_budget budget;
+    budget.bytes = max_bytes;
     j = node_to_json(root, budget);
   } catch (const YAML::Exception& ex) {
     err.message = ex.msg;
     return false;
   } catch (const yaml_too_big&) {
     err.message = "expands to more than 100000 nodes or 64 levels (aliases?)";
+    err.limit = true;
+    return false;
+  } catch (const yaml_budget&) {
+    err.message = "expands to more than " + std::to_string(max_bytes) +
+                  " bytes (max_document_header_bytes; aliases?)";
+    err.limit = true;
     return false;
   } catch (const yaml_bad_text&) {
     err.message = "a value is not valid UTF-8 once its escapes are read";

@@ -293,12 +293,12 @@ class openchatml_decoder final : public detail::stream_decoder {
   void finish_doc(std::string_view yaml, std::size_t end) {
     document_header h;
     detail::yaml_error err;
-    if (!detail::parse_document_header(yaml, h, err)) {
+    if (!detail::parse_document_header(yaml, h, err, opt.limits.max_document_header_bytes)) {
       detail::position pos = doc_pos;
       pos.line += err.line;
       if (err.line > 0) pos.column = err.column + 1;
-      report_at(error_code::document_header, em.soft(), doc_offset, pos,
-                "YAML document header: " + err.message);
+      report_at(err.limit ? error_code::limit_exceeded : error_code::document_header, em.soft(),
+                doc_offset, pos, "YAML document header: " + err.message);
       em.skipped(end, "a document header that is not valid YAML");
       return;
     }
