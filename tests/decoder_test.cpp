@@ -278,7 +278,7 @@ namespace {
 TEST(DocumentHeader, HostileYamlIsAnErrorNotACrash) {
   const std::string deep = "---\nversion: 2.2\nx: " + std::string(10000, '[') +
                            "\n---\n<|start|>user<|message|>x<|end|>";
-  EXPECT_EQ(codes(p22(deep)), std::vector<std::string>{"E-PARSE-DOCUMENT-HEADER"});
+  EXPECT_EQ(codes(p22(deep)), std::vector<std::string>{"E-LIMIT-EXCEEDED"});
   std::string laughs = "---\nversion: 2.2\na: &a [x,x,x,x,x,x,x,x,x,x]\n";
   for (char c = 'b'; c <= 'k'; ++c) {
     laughs += std::string(1, c) + ": &" + c + " [*" + static_cast<char>(c - 1) + ",*" +
@@ -289,7 +289,7 @@ TEST(DocumentHeader, HostileYamlIsAnErrorNotACrash) {
   }
   laughs += "---\n<|start|>user<|message|>x<|end|>";
   const auto r = p22(laughs);
-  EXPECT_EQ(codes(r), std::vector<std::string>{"E-PARSE-DOCUMENT-HEADER"});
+  EXPECT_EQ(codes(r), std::vector<std::string>{"E-LIMIT-EXCEEDED"});
   EXPECT_NE(r.diagnostics[0].message.find("100000"), std::string::npos);
 }
 
@@ -326,7 +326,7 @@ TEST(DocumentHeader, BracketsInPlainKeysAreNotNesting) {
   // Real nesting is still refused.
   const std::string nested = "---\nversion: 2.2\nx: " + std::string(70, '[') +
                              std::string(70, ']') + "\n---\n<|start|>user<|message|>x<|end|>";
-  EXPECT_EQ(codes(p22(nested)), std::vector<std::string>{"E-PARSE-DOCUMENT-HEADER"});
+  EXPECT_EQ(codes(p22(nested)), std::vector<std::string>{"E-LIMIT-EXCEEDED"});
 }
 
 }  // namespace

@@ -241,3 +241,29 @@ TEST(Hostile, YamlAliasBombIsRefusedByExpandedBytes) {
 }
 
 }  // namespace
+
+namespace {
+
+// `ocml stream` decodes standard input as it arrives (it read everything first, holding a
+// whole 527 MB message: docs/BENCHMARKS.md has the peak RSS of a 512 MB message now).
+TEST(Hostile, StreamAnswersWhileItsInputIsOpen) {
+  for (const char* args :
+       {"stream -d harmony --completion -", "stream -d harmony --completion --events openai -"}) {
+    ocml::test::coprocess p(args);
+    p.write("<|channel|>final<|message|>Hello ");
+    std::string seen;
+    for (int i = 0; i < 10 && seen.find("Hello") == std::string::npos; ++i) {
+      const auto line = p.read_line();
+      ASSERT_TRUE(line.has_value()) << args << ": no event before the input was closed";
+      seen += *line;
+    }
+    EXPECT_NE(seen.find("Hello "), std::string::npos) << args;
+    p.write("world<|return|>");
+    p.close_input();
+    std::string rest;
+    while (const auto line = p.read_line()) rest += *line + "\n";
+    EXPECT_NE(rest.find("world"), std::string::npos) << args << rest;
+  }
+}
+
+}  // namespace

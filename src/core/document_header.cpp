@@ -223,6 +223,7 @@ bool parse_document_header(std::string_view yaml, document_header& out, yaml_err
   }
   if (too_deep(yaml)) {
     err.message = "nesting deeper than 64 levels";
+    err.limit = true;
     return false;
   }
   YAML::Node root;

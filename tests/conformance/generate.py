@@ -195,7 +195,7 @@ def openchatml_cases(d):
             "yaml_no_version": ("---\nmodel: m\n---\n<|start|>user<|message|>x<|end|>", "E-PARSE-DOCUMENT-HEADER"),
             "yaml_not_mapping": ("just words\n<|start|>user<|message|>x<|end|>", "E-PARSE-DOCUMENT-HEADER"),
             "yaml_fence_unclosed": ("---\nversion: 2.2\n<|start|>user<|message|>x<|end|>", "E-PARSE-DOCUMENT-HEADER"),
-            "yaml_too_deep": ("---\nversion: 2.2\nx: " + "[" * 100 + "]" * 100 + "\n---\n<|start|>user<|message|>x<|end|>", "E-PARSE-DOCUMENT-HEADER"),
+            "yaml_too_deep": ("---\nversion: 2.2\nx: " + "[" * 100 + "]" * 100 + "\n---\n<|start|>user<|message|>x<|end|>", "E-LIMIT-EXCEEDED"),
             "final_constrain_json_prose": ("<|start|>assistant<|channel|>final <|constrain|>json<|message|>Sure: 4<|return|>", "E-BODY-CONSTRAINT-VIOLATION"),
             "duplicate_call_id": ("<|start|>assistant call_id=1 call_id=1 to=functions.f<|channel|>commentary<|message|>{}<|call|>", E),
             "duplicate_extra": ("<|start|>user x=1 x=2<|message|>x<|end|>", E),

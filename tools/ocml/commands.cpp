@@ -34,14 +34,34 @@ bool any_error(const std::vector<diagnostic>& ds) {
                      [](const diagnostic& d) { return d.level == severity::error; });
 }
 
-// Feeds `bytes` to a decoder `chunk` bytes at a time (all at once when 0).
-void feed(decoder& d, std::string_view bytes, std::size_t chunk) {
+// Pushes `bytes` to a decoder `chunk` bytes at a time (all at once when 0).
+void push(decoder& d, std::string_view bytes, std::size_t chunk) {
   if (chunk == 0) {
     d.push(bytes);
   } else {
     for (std::size_t i = 0; i < bytes.size(); i += chunk) d.push(bytes.substr(i, chunk));
   }
+}
+// Feeds all of `bytes` (`chunk` at a time) and finishes.
+void feed(decoder& d, std::string_view bytes, std::size_t chunk) {
+  push(d, bytes, chunk);
   d.finish();
+}
+// Feeds `file` to `d` as its pieces arrive (`chunk` bytes a push), writing the events of
+// each piece out before reading on; then finishes. False when the input cannot be read.
+bool feed_streaming(decoder& d, const std::string& file, std::size_t chunk) {
+  std::string err;
+  const bool ok = read_pieces(
+      file,
+      [&](std::string_view piece) {
+        push(d, piece, chunk);
+        std::cout.flush();
+      },
+      err);
+  if (!ok) std::cerr << "E-IO " << err << '\n';
+  d.finish();
+  std::cout.flush();
+  return ok;
 }
 
 bool open_input(input& in, const std::string& file) {
@@ -234,8 +254,8 @@ int run_parse(const parse_args& a) {
 }
 
 // `ocml stream --events`: the decoder's events projected to OpenChatML events or OpenAI
-// chunks, one JSON text per line.
-int run_stream_events(const parse_args& a, std::string_view bytes) {
+// chunks, one JSON text per line, written as the input arrives.
+int run_stream_events(const parse_args& a) {
   const auto line = [](std::string_view json_text) {
     std::cout.write(json_text.data(), static_cast<std::streamsize>(json_text.size()));
     std::cout.put('\n');
@@ -255,7 +275,7 @@ int run_stream_events(const parse_args& a, std::string_view bytes) {
     }
   });
   decoder d(a.decoder, [&p](const event& e) { p(e); });
-  feed(d, bytes, a.chunk);
+  if (!feed_streaming(d, a.file, a.chunk)) error = true;
   p.finish();
   const finish_reason why = error ? finish_reason::error : p.natural_finish();
   if (a.events == "openai") {
@@ -266,10 +286,10 @@ int run_stream_events(const parse_args& a, std::string_view bytes) {
   return error ? 1 : 0;
 }
 
+// `ocml stream`: every decoder event as a JSON line, written as the input arrives (the
+// decoder holds at most a token prefix, so memory does not grow with the input).
 int run_stream(const parse_args& a) {
-  input in;
-  if (!open_input(in, a.file)) return 1;
-  if (!a.events.empty()) return run_stream_events(a, in.bytes());
+  if (!a.events.empty()) return run_stream_events(a);
   bool error = false;
   const bool spans = spans_reported(a.decoder.dialect);
   decoder d(a.decoder, [&](const event& e) {
@@ -344,7 +364,7 @@ int run_stream(const parse_args& a) {
     if (spans && e.kind != event_kind::diagnostic) j["span"] = {e.span.begin, e.span.end};
     std::cout << dump_json(j) << '\n';
   });
-  feed(d, in.bytes(), a.chunk);
+  if (!feed_streaming(d, a.file, a.chunk)) error = true;
   return error ? 1 : 0;
 }
 

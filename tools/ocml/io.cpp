@@ -53,4 +53,29 @@ bool input::open(const std::string& path, std::string& error) {
   return true;
 }
 
+bool read_pieces(const std::string& path, const std::function<void(std::string_view)>& fn,
+                 std::string& error) {
+  const bool std_in = path == "-" || path.empty();
+  const int fd = std_in ? STDIN_FILENO : ::open(path.c_str(), O_RDONLY);
+  if (fd < 0) {
+    error = path + ": " + std::strerror(errno);
+    return false;
+  }
+  std::string buf(std::size_t{1} << 16, '\0');
+  ssize_t n = 0;
+  for (;;) {
+    n = ::read(fd, buf.data(), buf.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    fn(std::string_view(buf.data(), static_cast<std::size_t>(n)));
+  }
+  const int saved = errno;
+  if (!std_in) ::close(fd);
+  if (n < 0) {
+    error = (std_in ? std::string("standard input") : path) + ": " + std::strerror(saved);
+    return false;
+  }
+  return true;
+}
+
 }  // namespace ocml::cli

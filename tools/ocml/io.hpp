@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <string>
 #include <string_view>
 
@@ -24,5 +25,14 @@ class input {
   std::size_t size_ = 0;
   void* map_ = nullptr;
 };
+
+/// Reads `path` ("-" = standard input) one read(2) at a time (at most 64 KiB) and gives
+/// each piece to `fn` as soon as it arrives: memory stays bounded whatever the input's
+/// size, and a co-process gets answers while its input is still open. Returns false and
+/// sets `error` when the input cannot be opened or read.
+///
+///   read_pieces("-", [&](std::string_view piece) { decoder.push(piece); }, err);
+[[nodiscard]] bool read_pieces(const std::string& path,
+                               const std::function<void(std::string_view)>& fn, std::string& error);
 
 }  // namespace ocml::cli
