@@ -66,7 +66,7 @@ TEST(Pcml, MetadataValuesRoundTripAndUnknownKeysAreKept) {
   ocml::conversation c;
   ocml::message m;
   m.role = ocml::role::user;
-  m.name = "A \"quoted\" \\ name [SEP] [/USR] <end>";
+  m.name = "A \"quoted\" \\ name [SEP] [/AST] <end>";
   m.extra = {{"lang", "zh"}, {"x-trace", "1"}};
   m.content = "hi";
   m.end = ocml::end_token::end;
@@ -74,7 +74,7 @@ TEST(Pcml, MetadataValuesRoundTripAndUnknownKeysAreKept) {
   auto text = ocml::render(c, {.dialect = ocml::dialect::pcml});
   ASSERT_TRUE(text.ok());
   EXPECT_EQ(*text,
-            "[USR]name=\"A \\\"quoted\\\" \\\\ name [SEP] [/USR] <end>\" lang=\"zh\" "
+            "[USR]name=\"A \\\"quoted\\\" \\\\ name [SEP] [/AST] <end>\" lang=\"zh\" "
             "x-trace=\"1\"[SEP]hi[/USR]");
   const auto r = ocml::parse(*text, kPcml);
   ASSERT_TRUE(r.ok());

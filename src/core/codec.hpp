@@ -49,6 +49,9 @@ struct codec {
   result<std::string> (*render)(const conversation&, const render_options&,
                                 std::vector<diagnostic>*);
   std::unique_ptr<stream_decoder> (*make_decoder)(decoder_options, decoder::sink);
+  /// Attribute keys the dialect's markup gives a meaning (PCML's name/id, 2.2's to/call_id…):
+  /// an extra attribute by such a name is not written (it would be read back as structure).
+  std::span<const std::string_view> reserved_keys = {};
 };
 
 /// Every codec, in dialect enum order (checked at compile time in registry.cpp).

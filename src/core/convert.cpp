@@ -86,6 +86,19 @@ std::vector<diagnostic> unrepresentable_features(const conversation& c, dialect 
     w.level = severity::warning;
     out.push_back(std::move(w));
   }
+  // Extra attributes named like the target's own keys are not promoted to structure.
+  const auto reserved = codec_of(d).reserved_keys;
+  for (std::size_t i = 0; i < c.messages.size(); ++i) {
+    for (const auto& kv : c.messages[i].extra) {
+      if (std::find(reserved.begin(), reserved.end(), kv.first) == reserved.end()) continue;
+      diagnostic w =
+          make_error(error_code::unrepresentable,
+                     "message " + std::to_string(i) + ": extra attribute '" + kv.first + "' is " +
+                         std::string(dialect_name(d)) + "'s own key (dropped)");
+      w.level = severity::warning;
+      out.push_back(std::move(w));
+    }
+  }
   return out;
 }
 

@@ -57,6 +57,12 @@ class held_text {
       from = b;
     }
   }
+  /// The input offset of held byte `i` (`i` may be the size: just past the last byte).
+  [[nodiscard]] std::size_t offset_of(std::size_t i) const noexcept {
+    std::size_t k = pieces_.size();
+    while (k > 0 && pieces_[k - 1].at > i) --k;
+    return k == 0 ? 0 : pieces_[k - 1].off + (i - pieces_[k - 1].at);
+  }
 
  private:
   struct piece {

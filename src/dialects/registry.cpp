@@ -50,7 +50,8 @@ constexpr std::array<codec, dialect_count> kCodecs = {{
      kAll2x | f_call_ids | f_intent | f_content_type | f_constrain | f_extra_attributes |
          f_document_header,
      render_split_family,
-     make_openchatml_decoder},
+     make_openchatml_decoder,
+     kReservedKeys22},
     {{dialect::ocml_2_0, "ocml-2.0",
       "OpenChatML 2.0: channels, to=/name=, JSON interchange with thinking/content/tool_calls",
       k20Alias, k20Tokens, kStop2x},
@@ -85,7 +86,8 @@ constexpr std::array<codec, dialect_count> kCodecs = {{
      f_system | f_tool_replies | f_tool_calls | f_call_ids | f_author_names | f_reasoning |
          f_extra_attributes | f_tool_definitions,
      pcml::render,
-     pcml::make_decoder},
+     pcml::make_decoder,
+     pcml::kReservedKeys},
     {{dialect::gabgpt, "gabgpt", "GabGPT ChatML: <|user|>, <|think|>, <|assistant|>, <|end|>",
       kNoAlias, gabgpt::kTokenNames, kStopGab},
      "gabgpt",

@@ -42,12 +42,19 @@ inline constexpr std::array<std::string_view, 8> kThinkTokenNames = {
 inline constexpr std::span<const std::string_view> kTokenNames =
     std::span(kThinkTokenNames).first(6);
 inline const std::vector<std::string> kTokens(kTokenNames.begin(), kTokenNames.end());
+/// The turn tokens, which end or begin a turn wherever they stand (inside a call's JSON,
+/// inside the system turn's tools block): no field may spell them.
+inline constexpr std::span<const std::string_view> kTurnTokens = kTokenNames.first(2);
 inline const std::vector<std::string> kThinkTokens(kThinkTokenNames.begin(),
                                                    kThinkTokenNames.end());
 
 /// Appends the tool object as templates print it (`tool | tojson`, Python's spelling): as
 /// given, else rebuilt from its fields.
 void write_tool(const tool& t, std::string& out);
+/// Each tool after a newline, as the templates list them; refuses a tool that spells a
+/// turn token (E-RENDER-UNREPRESENTABLE naming it).
+[[nodiscard]] std::optional<diagnostic> write_tools(const std::vector<tool>& tools,
+                                                    std::string& out);
 /// Why message `i` cannot be written (its content spells markup ChatML cannot escape),
 /// or empty.
 [[nodiscard]] std::string forged(const message& m, std::size_t i);

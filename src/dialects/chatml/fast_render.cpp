@@ -166,6 +166,7 @@ bool render_openai_text(std::string_view text, bool add_generation_prompt, std::
     if (!read_message(m, st)) return false;
   }
   if (!read_tools(doc, st)) return false;
+  if (spells_turn_token(st, st.side)) return false;
   plain_out w{out};
   write_template(st, st.side, add_generation_prompt, w, warnings);
   return true;

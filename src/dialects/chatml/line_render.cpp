@@ -229,6 +229,7 @@ bool render_openai_json_text(std::string_view text, bool add_generation_prompt, 
   thread_local line_state st;  // reused: no allocation per line once warm
   st.reset(text.size());
   if (!read_line(text, st)) return false;
+  if (spells_turn_token(st, st.side.view())) return false;
   escaped_out w{out};
   write_template(st, st.side.view(), add_generation_prompt, w, warnings);
   return true;

@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/forge.hpp"
 #include "dialects/chatml/chatml.hpp"
 #include "interchange/json_escape.hpp"
 
@@ -115,6 +116,16 @@ struct gathered {
     return true;
   }
 };
+
+/// True when a call's name, its arguments or a tool spells a turn token: the one-pass
+/// paths decline it and the general path refuses it, naming the field.
+[[nodiscard]] inline bool spells_turn_token(const gathered& g, std::string_view side) {
+  if (!spelled_token(side, kTurnTokens).empty()) return true;
+  for (const auto& c : g.calls) {
+    if (!spelled_token(c.name, kTurnTokens).empty()) return true;
+  }
+  return false;
+}
 
 /// Writes `g` as the Qwen2.5 template does. `out` has put(const piece&),
 /// put(const text_ref&) and raw(std::string_view) (text already in the output's form);

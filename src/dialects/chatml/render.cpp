@@ -1,9 +1,11 @@
 // ChatML renderer: byte-identical to Qwen2.5-Instruct's chat template as transformers
 // renders it (tool arguments as objects, JSON as Python's json.dumps(ensure_ascii=False)).
+#include <algorithm>
 #include <charconv>
 #include <optional>
 #include <string>
 
+#include "core/forge.hpp"
 #include "dialects/chatml/chatml.hpp"
 #include "interchange/pyjson.hpp"
 #include "interchange/simd_json.hpp"
@@ -21,6 +23,20 @@ void write_tool(const tool& t, std::string& out) {
   if (!t.description.empty()) f["description"] = t.description;
   if (!t.parameters.is_null()) f["parameters"] = t.parameters;
   python_json_dumps(json{{"type", "function"}, {"function", f}}, out);
+}
+
+std::optional<diagnostic> write_tools(const std::vector<tool>& tools, std::string& out) {
+  for (std::size_t k = 0; k < tools.size(); ++k) {
+    out += '\n';
+    const std::size_t start = out.size();
+    write_tool(tools[k], out);
+    if (const auto tok = spelled_token(std::string_view(out).substr(start), kTurnTokens);
+        !tok.empty()) {
+      return make_error(error_code::unrepresentable,
+                        forged_field("tools[" + std::to_string(k) + "]", tok, "ChatML"));
+    }
+  }
+  return std::nullopt;
 }
 
 // ChatML has no escape: content that spells its markup cannot be written. One pass over
@@ -82,11 +98,15 @@ diagnostic dropped_ids_warning() {
 
 std::optional<diagnostic> write_call(const tool_call& tc, std::size_t i, std::string& out,
                                      std::vector<diagnostic>* warnings) {
-  if (tc.name.find('"') != std::string::npos || tc.name.find('\\') != std::string::npos) {
+  // The template writes the name between quotes as it stands: a byte JSON escapes breaks it.
+  if (std::any_of(tc.name.begin(), tc.name.end(), [](char ch) {
+        return ch == '"' || ch == '\\' || static_cast<unsigned char>(ch) < 0x20;
+      })) {
     return make_error(error_code::unrepresentable, "message " + std::to_string(i) +
                                                        ": tool name '" + tc.name +
                                                        "' would break the template's JSON");
   }
+  const std::size_t start = out.size();
   out += "<tool_call>\n{\"name\": \"";
   out += tc.name;
   out += "\", \"arguments\": ";
@@ -98,6 +118,13 @@ std::optional<diagnostic> write_call(const tool_call& tc, std::size_t i, std::st
     python_json_dumps(json(tc.arguments), out);
   }
   out += "}\n</tool_call>";
+  if (const auto tok = spelled_token(std::string_view(out).substr(start), kTurnTokens);
+      !tok.empty()) {
+    return make_error(error_code::unrepresentable,
+                      forged_field("message " + std::to_string(i) + ": the call to '" + tc.name +
+                                       "' (name or arguments)",
+                                   tok, "ChatML"));
+  }
   return std::nullopt;
 }
 
@@ -120,10 +147,7 @@ result<std::string> render(const conversation& c0, const render_options& o,
   out += first_system ? std::string_view(ms[0].content) : kDefaultSystem;
   if (!c.tools.empty()) {
     out += kToolsHead;
-    for (const auto& t : c.tools) {
-      out += '\n';
-      write_tool(t, out);
-    }
+    if (auto err = write_tools(c.tools, out)) return *err;
     out += kToolsTail;
   }
   out += "<|im_end|>\n";

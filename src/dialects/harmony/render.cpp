@@ -68,6 +68,12 @@ result<std::string> render_harmony(const conversation& c, const render_options& 
                           "message " + std::to_string(k) + ": a harmony tool message needs a name");
       }
       err = check_header_value("tool name", name, k);
+      // The author word is where harmony reads the role: a tool named like a role (or
+      // `role:name`) would be read back as that role.
+      if (err.empty() && (parse_role(name).has_value() || name.find(':') != std::string::npos)) {
+        err = "message " + std::to_string(k) + ": tool name '" + std::string(name) +
+              "' would be read back as a role";
+      }
       out += name;
     } else {
       out += role_name(m.role);
@@ -89,6 +95,10 @@ result<std::string> render_harmony(const conversation& c, const render_options& 
     }
     if (!m.content_type.empty()) {
       if (err.empty()) err = check_header_value("content type", m.content_type, k);
+      if (err.empty() && m.content_type.find('=') != std::string::npos) {
+        err = "message " + std::to_string(k) + ": content type '" + m.content_type +
+              "' holds '=' (it would be read back as a header attribute)";
+      }
       out += ' ';
       out += m.content_type;
     }

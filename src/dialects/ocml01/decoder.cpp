@@ -268,12 +268,12 @@ class decoder_impl final : public stream_decoder, public token_stream::handler {
       return;
     }
     if (role_ == role::system) {
+      // Tokens stay verbatim in system text (function lists, instructions); thought flags
+      // are flags only at its very end (where they are written), decided at <|im_end|>.
       if (id == flag_reflect || id == flag_introspect || id == flag_reason) {
-        static const char* names[] = {"reflect", "introspect", "reason"};
-        sys_msg_.flags.emplace_back(names[id - flag_reflect]);
-      } else {
-        held_.append(ts_.token_text(id), off, em_.where(off));  // function lists stay verbatim
+        flags_.push_back({held_.size(), id});
       }
+      held_.append(ts_.token_text(id), off, em_.where(off));
       return;
     }
     if (role_ == role::assistant &&
@@ -335,18 +335,24 @@ class decoder_impl final : public stream_decoder, public token_stream::handler {
   // JSON tool per line at the very end) is taken out of the content again (its bytes are
   // the tools event's). `end`: where the message's held bytes end.
   void flush_system(std::size_t end) {
-    const std::string& held = held_.str();
-    std::vector<tool> tools;
-    std::size_t pos = 0;
-    const std::string_view tok = "<|function_list|>";
-    while ((pos = held.find(tok, pos)) != std::string::npos) {
-      const std::size_t start = pos + tok.size();
-      const std::size_t stop = std::min(held.find(tok, start), held.size());
-      collect_tools(std::string_view(held).substr(start, stop - start), tools);
-      pos = stop == held.size() ? stop : stop + tok.size();
+    // Flags at the very end of the text, in order.
+    std::size_t text_end = held_.size();
+    std::size_t first_flag = flags_.size();
+    while (first_flag > 0) {
+      const flag_at& f = flags_[first_flag - 1];
+      if (f.at + ts_.token_text(f.id).size() != text_end) break;
+      text_end = f.at;
+      --first_flag;
     }
+    for (std::size_t k = first_flag; k < flags_.size(); ++k) {
+      static const char* names[] = {"reflect", "introspect", "reason"};
+      sys_msg_.flags.emplace_back(names[flags_[k].id - flag_reflect]);
+    }
+    flags_.clear();
+    const std::string_view held = std::string_view(held_.str()).substr(0, text_end);
+    std::vector<tool> tools = tools_in_function_lists(held);
     std::string_view content = held;
-    bool cut = false;
+    bool cut = false;  // a function list at the end is the tools event's, not text
     if (!tools.empty()) {
       const std::string block = function_list_block(tools);
       if (content.ends_with(block)) {
@@ -364,45 +370,9 @@ class decoder_impl final : public stream_decoder, public token_stream::handler {
       em_.begin(sys_msg_, header_off_);
       held_.emit(em_, 0, content.size());
     }
-    if (cut) em_.tools(tools_, body_off_, end);
-    em_.structure(end);  // flag tokens after the last text
+    if (cut) em_.tools(tools_, body_off_, held_.offset_of(text_end));
+    em_.structure(end);  // the flags after the text
     held_.clear();
-  }
-
-  // Reads the JSON objects of a function list (pretty or one per line).
-  void collect_tools(std::string_view text, std::vector<tool>& out) {
-    std::size_t i = 0;
-    while (i < text.size()) {
-      i = text.find('{', i);
-      if (i == std::string_view::npos) return;
-      int depth = 0;
-      bool in_str = false;
-      std::size_t k = i;
-      for (; k < text.size(); ++k) {
-        const char c = text[k];
-        if (in_str) {
-          if (c == '\\')
-            ++k;
-          else if (c == '"')
-            in_str = false;
-        } else if (c == '"') {
-          in_str = true;
-        } else if (c == '{') {
-          ++depth;
-        } else if (c == '}' && --depth == 0) {
-          break;
-        }
-      }
-      if (k >= text.size()) return;
-      const std::string_view obj = text.substr(i, k + 1 - i);
-      if (auto parsed = try_parse_json(obj)) {
-        std::string err;
-        std::vector<tool> one;
-        json arr = json::array({std::move(*parsed)});
-        if (read_tools(arr, one, err)) out.push_back(std::move(one[0]));
-      }
-      i = k + 1;
-    }
   }
 
   // ---- documents --------------------------------------------------------------------
@@ -471,6 +441,11 @@ class decoder_impl final : public stream_decoder, public token_stream::handler {
   std::string role_line_;
   std::string buf_;  // a call's body
   held_text held_;   // a system message's text
+  struct flag_at {
+    std::size_t at;  // where in held_
+    std::size_t id;
+  };
+  std::vector<flag_at> flags_;  // thought flag tokens in held_
   event_kind thought_kind_ = event_kind::reasoning;
   std::string lead_;
   std::vector<tool> tools_;

@@ -47,6 +47,9 @@ inline const std::vector<std::string> kFixedTokens(kFixedTokenNames.begin(),
 
 /// The canonical function list ocml appends to a system message: one JSON tool per line.
 [[nodiscard]] std::string function_list_block(const std::vector<tool>& tools);
+/// The tools of every function list in a system message's text (each JSON object between
+/// <|function_list|> tokens, pretty or one per line), as the decoder reads them.
+[[nodiscard]] std::vector<tool> tools_in_function_lists(std::string_view text);
 
 result<std::string> render(const conversation& c, const render_options& o,
                            std::vector<diagnostic>* warnings);

@@ -1,4 +1,6 @@
 // OpenChatML 0.1 renderer.
+#include "core/forge.hpp"
+#include "core/json_extent.hpp"
 #include "dialects/ocml01/ocml01.hpp"
 #include "interchange/json_util.hpp"
 #include "interchange/pyjson.hpp"
@@ -6,39 +8,97 @@
 
 namespace ocml::detail::ocml01 {
 
+namespace {
+
+std::string tool_json(const tool& t) {
+  json o = t.source;
+  if (o.is_null()) {
+    json f = json::object();
+    f["name"] = t.name;
+    if (!t.description.empty()) f["description"] = t.description;
+    if (!t.parameters.is_null()) f["parameters"] = t.parameters;
+    o = json{{"type", "function"}, {"function", f}};
+  }
+  return python_json_dumps(o);
+}
+
+}  // namespace
+
 std::string function_list_block(const std::vector<tool>& tools) {
   std::string out = "\n<|function_list|>";
-  for (const auto& t : tools) {
-    json o = t.source;
-    if (o.is_null()) {
-      json f = json::object();
-      f["name"] = t.name;
-      if (!t.description.empty()) f["description"] = t.description;
-      if (!t.parameters.is_null()) f["parameters"] = t.parameters;
-      o = json{{"type", "function"}, {"function", f}};
-    }
-    out += "\n" + python_json_dumps(o);
-  }
+  for (const auto& t : tools) out += "\n" + tool_json(t);
   out += "\n<|function_list|>";
   return out;
 }
 
 namespace {
 
-std::string forged(std::string_view text, std::size_t i, std::string_view what,
-                   const render_options& o) {
+// Reads the JSON objects of one function list's text.
+void collect_tools(std::string_view text, std::vector<tool>& out) {
+  std::size_t i = 0;
+  while (i < text.size()) {
+    i = text.find('{', i);
+    if (i == std::string_view::npos) return;
+    json_extent x;
+    std::size_t k = i;
+    for (; k < text.size() && !x.complete(); ++k) x.feed(text.substr(k, 1));
+    if (!x.complete()) return;
+    if (auto parsed = try_parse_json(text.substr(i, k - i))) {
+      std::string err;
+      std::vector<tool> one;
+      json arr = json::array({std::move(*parsed)});
+      if (read_tools(arr, one, err)) out.push_back(std::move(one[0]));
+    }
+    i = k;
+  }
+}
+
+bool same_tools(const std::vector<tool>& a, const std::vector<tool>& b) {
+  if (a.size() != b.size()) return false;
+  for (std::size_t k = 0; k < a.size(); ++k) {
+    if (a[k].name != b[k].name || a[k].description != b[k].description ||
+        a[k].parameters != b[k].parameters) {
+      return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+std::vector<tool> tools_in_function_lists(std::string_view text) {
+  std::vector<tool> tools;
+  const std::string_view tok = "<|function_list|>";
+  for (std::size_t pos = text.find(tok); pos != std::string_view::npos;) {
+    const std::size_t start = pos + tok.size();
+    const std::size_t stop = std::min(text.find(tok, start), text.size());
+    collect_tools(text.substr(start, stop - start), tools);
+    pos = stop == text.size() ? std::string_view::npos : stop + tok.size();
+    if (pos != std::string_view::npos) pos = text.find(tok, pos);
+  }
+  return tools;
+}
+
+namespace {
+
+// OpenChatML 0.1 has no escape: a field that spells one of its tokens (but `allowed`, the
+// function list a system message may hold verbatim) cannot be written.
+std::string forged(std::string_view text, const std::string& field, const render_options& o,
+                   std::string_view allowed = {}) {
   for (const auto& t : kFixedTokens) {
-    if (text.find(t) != std::string_view::npos) {
-      return "message " + std::to_string(i) + ": " + std::string(what) + " contains '" + t +
-             "', which OpenChatML 0.1 cannot escape";
+    if (t != allowed && text.find(t) != std::string_view::npos) {
+      return forged_field(field, t, "OpenChatML 0.1");
     }
   }
   for (const std::string& t : {o.bos, o.eos}) {
     if (!t.empty() && text.find(t) != std::string_view::npos) {
-      return "message " + std::to_string(i) + ": " + std::string(what) + " contains '" + t + "'";
+      return forged_field(field, t, "OpenChatML 0.1");
     }
   }
   return {};
+}
+std::string at(std::size_t i, std::string_view what) {
+  return "message " + std::to_string(i) + ": " + std::string(what);
 }
 
 std::string call_json(const tool_call& tc) {
@@ -55,7 +115,7 @@ result<std::string> render_document(const conversation& c, const render_options&
     const document_part& p = c.document[i];
     for (std::string_view t : {std::string_view(p.text), std::string_view(p.prefix),
                                std::string_view(p.middle), std::string_view(p.suffix)}) {
-      if (auto err = forged(t, i, "document part", o); !err.empty()) {
+      if (auto err = forged(t, "document part " + std::to_string(i), o); !err.empty()) {
         return make_error(error_code::unrepresentable, err);
       }
     }
@@ -76,12 +136,24 @@ result<std::string> render(const conversation& c0, const render_options& o,
   if (!c0.document.empty()) return render_document(c0, o);
   const conversation c = grouped_form(c0);
   std::string out = o.bos;
-  bool tools_pending = !c.tools.empty();
-  const auto has_list = [](const message& m) {
-    return m.content.find("<|function_list|>") != std::string::npos;
-  };
+  // Tools a system message's own function lists already hold are written there, verbatim;
+  // otherwise ocml appends its block to the first system message (or writes one).
+  std::vector<tool> listed;
   for (const auto& m : c.messages) {
-    if (m.role == role::system && has_list(m)) tools_pending = false;  // written verbatim
+    if (m.role != role::system) continue;
+    for (auto& t : tools_in_function_lists(m.content)) listed.push_back(std::move(t));
+  }
+  if (!listed.empty() && !same_tools(listed, c.tools)) {
+    return make_error(error_code::unrepresentable,
+                      "system content holds function lists whose tools are not the "
+                      "conversation's tools (they would be read back instead)");
+  }
+  bool tools_pending = !c.tools.empty() && listed.empty();
+  for (std::size_t k = 0; k < c.tools.size(); ++k) {
+    if (auto err = forged(tool_json(c.tools[k]), "tools[" + std::to_string(k) + "]", o);
+        !err.empty()) {
+      return make_error(error_code::unrepresentable, err);
+    }
   }
   for (std::size_t i = 0; i < c.messages.size(); ++i) {
     const message& m = c.messages[i];
@@ -96,15 +168,45 @@ result<std::string> render(const conversation& c0, const render_options& o,
         warnings->push_back(std::move(d));
       }
     }
-    // System content may hold a function list (and its instructions) verbatim.
-    if (r != role::system) {
-      if (auto err = forged(m.content, i, "content", o); !err.empty()) {
+    // System content holds function lists and instructions verbatim: there only
+    // <|im_end|> and thought flags at its very end are markup.
+    if (r == role::system) {
+      if (m.content.find(kFixedTokenNames[im_end]) != std::string::npos) {
+        return make_error(
+            error_code::unrepresentable,
+            forged_field(at(i, "content"), kFixedTokenNames[im_end], "OpenChatML 0.1"));
+      }
+      std::size_t lists = 0;
+      const std::string_view list = kFixedTokenNames[function_list];
+      for (auto p = m.content.find(list); p != std::string::npos; p = m.content.find(list, p + 1)) {
+        ++lists;
+      }
+      if (lists % 2 != 0) {
+        return make_error(error_code::unrepresentable,
+                          at(i, "content") + " opens a function list it does not close");
+      }
+      for (const std::size_t f : {flag_reflect, flag_introspect, flag_reason}) {
+        if (m.content.ends_with(kFixedTokenNames[f])) {
+          return make_error(error_code::unrepresentable,
+                            at(i, "content") + " ends with '" + std::string(kFixedTokenNames[f]) +
+                                "', which would be read back as a thought flag");
+        }
+      }
+    } else if (auto err = forged(m.content, at(i, "content"), o); !err.empty()) {
+      return make_error(error_code::unrepresentable, err);
+    }
+    if (auto err = forged(m.name, at(i, "name"), o); !err.empty()) {
+      return make_error(error_code::unrepresentable, err);
+    }
+    for (std::size_t k = 0; k < m.tool_calls.size(); ++k) {
+      const std::string what = "tool call " + std::to_string(k) + " (name or arguments)";
+      if (auto err = forged(call_json(m.tool_calls[k]), at(i, what), o); !err.empty()) {
         return make_error(error_code::unrepresentable, err);
       }
     }
     for (std::string_view t : {std::string_view(m.reasoning), std::string_view(m.reflection),
                                std::string_view(m.introspection)}) {
-      if (auto err = forged(t, i, "a thought block", o); !err.empty()) {
+      if (auto err = forged(t, at(i, "a thought block"), o); !err.empty()) {
         return make_error(error_code::unrepresentable, err);
       }
     }

@@ -1,4 +1,5 @@
 // Renderers for ocml-2.2 (canonical attribute positions) and ocml-2.0.
+#include <algorithm>
 #include <string>
 
 #include "core/document_header.hpp"
@@ -130,6 +131,14 @@ result<std::string> render_openchatml(const conversation& c, const render_option
       w.put("intent", m.intent);
       w.put("content_type", m.content_type);
       for (const auto& [k2, v] : m.extra) {
+        // The header's own keys: an extra attribute by that name would be read back as
+        // the recipient, id, name, … (promoted to structure), so it is not written.
+        if (std::find(kReservedKeys22.begin(), kReservedKeys22.end(), k2) !=
+            kReservedKeys22.end()) {
+          warn_dropped(warnings, k, "an extra attribute named '" + k2 + "' (the header's own key)",
+                       dname);
+          continue;
+        }
         if (k2.find('=') != std::string::npos) w.err = "attribute key '" + k2 + "' contains '='";
         w.put(k2, v);
       }

@@ -1,6 +1,7 @@
 // Pieces shared by the 2.x-family renderers (ocml-2.2, ocml-2.0, harmony).
 #pragma once
 
+#include <array>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -13,6 +14,10 @@
 #include "ocml/render.hpp"
 
 namespace ocml::detail {
+
+/// Header keys OpenChatML 2.2 reads into the message: extras by these names are not written.
+inline constexpr std::array<std::string_view, 5> kReservedKeys22 = {"to", "call_id", "name",
+                                                                    "intent", "content_type"};
 
 /// Header attribute values and role words must be non-empty and hold no whitespace,
 /// no '<|' and no '=' in keys, or re-parsing would split them. Returns an error text or "".

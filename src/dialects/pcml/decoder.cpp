@@ -17,69 +17,6 @@ namespace {
 
 enum class state : std::uint8_t { between, meta, body, think, call, tools, ended };
 
-// Incremental recogniser of `key="value" key2="v"` (the metadata before [SEP]).
-class meta_scanner {
- public:
-  enum class status : std::uint8_t { ok, invalid };
-  void reset() {
-    st_ = s::key_start;
-    bad_ = false;
-  }
-  // Feeds text; returns invalid once the text cannot be metadata.
-  status feed(std::string_view t) {
-    for (char c : t) {
-      if (bad_) break;
-      const auto u = static_cast<unsigned char>(c);
-      switch (st_) {
-        case s::key_start:
-          if (is_space(c)) break;
-          if (std::isalpha(u) || c == '_') {
-            st_ = s::key;
-          } else {
-            bad_ = true;
-          }
-          break;
-        case s::key:
-          if (c == '=') {
-            st_ = s::eq;
-          } else if (!(std::isalnum(u) || c == '_' || c == '-')) {
-            bad_ = true;
-          }
-          break;
-        case s::eq:
-          if (c == '"') {
-            st_ = s::value;
-          } else {
-            bad_ = true;
-          }
-          break;
-        case s::value:
-          if (c == '\\') st_ = s::escape;
-          if (c == '"') st_ = s::after;
-          break;
-        case s::escape:
-          st_ = s::value;
-          break;
-        case s::after:
-          if (is_space(c)) {
-            st_ = s::key_start;
-          } else {
-            bad_ = true;
-          }
-          break;
-      }
-    }
-    return bad_ ? status::invalid : status::ok;
-  }
-  [[nodiscard]] bool in_value() const { return st_ == s::value || st_ == s::escape; }
-  [[nodiscard]] bool complete() const { return !bad_ && (st_ == s::key_start || st_ == s::after); }
-
- private:
-  enum class s : std::uint8_t { key_start, key, eq, value, escape, after };
-  s st_ = s::key_start;
-  bool bad_ = false;
-};
-
 std::vector<std::pair<std::string, std::string>> parse_meta(std::string_view m) {
   std::vector<std::pair<std::string, std::string>> out;
   std::size_t i = 0;
@@ -148,13 +85,14 @@ class decoder_impl final : public stream_decoder, public token_stream::handler {
         return;
       case state::meta: {
         // Text that cannot be metadata is content (of any length); only what still reads
-        // as metadata is held, up to max_header_bytes.
-        const std::size_t held = meta_buf_.size();
-        meta_buf_.append(t);
-        if (meta_.feed(t) == meta_scanner::status::invalid) {
+        // as metadata is held, up to max_header_bytes. Longer "metadata" is content too:
+        // the decision falls on the same byte whatever the chunking.
+        const std::size_t room = meta_room();
+        const std::string_view head = t.substr(0, room);
+        meta_buf_.append(head);
+        if (meta_.feed(head) == meta_scanner::status::invalid || t.size() > room) {
           resolve_meta(false, off);
-        } else {
-          (void)em_.fits(held, t.size(), opt_.limits.max_header_bytes, off, "metadata");
+          if (t.size() > head.size()) on_text(t.substr(head.size()), off + head.size());
         }
         return;
       }
@@ -180,6 +118,15 @@ class decoder_impl final : public stream_decoder, public token_stream::handler {
     if (!holding()) em_.claim_token(off, after);
   }
 
+  // Bytes of metadata that may still be held (max_header_bytes).
+  [[nodiscard]] std::size_t meta_room() const noexcept {
+    const std::size_t limit = opt_.limits.max_header_bytes;
+    return limit > meta_buf_.size() ? limit - meta_buf_.size() : 0;
+  }
+  static bool is_open_tag(std::size_t id) noexcept {
+    return id == sys_open || id == usr_open || id == ast_open || id == obs_open;
+  }
+
   // True while bytes are held back to be covered later (metadata, a call, a tools block,
   // a system container).
   [[nodiscard]] bool holding() const noexcept {
@@ -198,7 +145,10 @@ class decoder_impl final : public stream_decoder, public token_stream::handler {
         }
         return;
       case state::meta:
-        if (meta_.in_value()) {  // tags inside a quoted value are text
+        // Tags inside a quoted value are text, except the container's own closing tag and
+        // any opening tag (a value left open cannot swallow the messages after it).
+        if (meta_.in_value() && id != open_tag_ + 1 && !is_open_tag(id) &&
+            kTokens[id].size() <= meta_room()) {
           meta_buf_ += kTokens[id];
           (void)meta_.feed(kTokens[id]);
           return;

@@ -1,6 +1,8 @@
 // PCML renderer (grouped shape: reasoning and tool calls inside [AST]).
+#include <algorithm>
 #include <string>
 
+#include "core/forge.hpp"
 #include "dialects/pcml/pcml.hpp"
 #include "interchange/json_util.hpp"
 #include "interchange/pyjson.hpp"
@@ -61,11 +63,38 @@ std::string call_json(const tool_call& tc) {
 
 }  // namespace
 
+void warn(std::vector<diagnostic>* warnings, std::string text) {
+  if (warnings == nullptr) return;
+  diagnostic d = make_error(error_code::unrepresentable, std::move(text));
+  d.level = severity::warning;
+  warnings->push_back(std::move(d));
+}
+
+// A metadata value holds tags as text, except the container's own closing tag and the
+// opening tags: those end metadata on parse-back (so a value left open swallows nothing).
+std::string value_breaks(std::string_view value, std::size_t close) {
+  const std::string_view tok =
+      spelled_token(value, std::array<std::string_view, 5>{
+                               kTokenNames[close], kTokenNames[sys_open], kTokenNames[usr_open],
+                               kTokenNames[ast_open], kTokenNames[obs_open]});
+  return tok.empty() ? std::string() : std::string(tok);
+}
+
+// Content with no metadata before it that reads as a metadata value still open at its end
+// (`x="y`) would be read back as metadata: PCML cannot write it.
+bool reads_as_open_metadata(std::string_view content) {
+  meta_scanner s;
+  return s.feed(content) == meta_scanner::status::ok && s.in_value();
+}
+
 result<std::string> render(const conversation& c0, const render_options& o,
                            std::vector<diagnostic>* warnings) {
   const conversation c = grouped_form(c0);
   std::string out;
   bool tools_done = c.tools.empty();
+  if (const auto tok = spelled_token(tools_json(c.tools), kTokenNames); !tok.empty()) {
+    return make_error(error_code::unrepresentable, forged_field("tools", tok, "PCML"));
+  }
   const auto tools_block = [&]() {
     tools_done = true;
     return "\n<tools>" + tools_json(c.tools) + "</tools>";
@@ -98,12 +127,35 @@ result<std::string> render(const conversation& c0, const render_options& o,
     std::vector<std::pair<std::string, std::string>> meta;
     if (!m.name.empty()) meta.emplace_back("name", m.name);
     if (!m.call_id.empty()) meta.emplace_back("id", m.call_id);
-    for (const auto& kv : m.extra) meta.push_back(kv);
+    for (const auto& kv : m.extra) {
+      // PCML's own keys: an extra attribute by that name would be read back as the
+      // message's name or id (promoted to structure), so it is not written.
+      if (std::find(kReservedKeys.begin(), kReservedKeys.end(), kv.first) != kReservedKeys.end()) {
+        warn(warnings, "message " + std::to_string(i) + ": extra attribute '" + kv.first +
+                           "' is PCML's own (dropped)");
+        continue;
+      }
+      meta.push_back(kv);
+    }
+    if (meta.empty() && reads_as_open_metadata(m.content)) {
+      return make_error(error_code::unrepresentable,
+                        "message " + std::to_string(i) +
+                            ": content reads as a metadata value left open (key=\"...), "
+                            "which PCML cannot tell from metadata");
+    }
     for (std::size_t k = 0; k < meta.size(); ++k) {
       if (!valid_key(meta[k].first)) {
         return make_error(error_code::unrepresentable, "message " + std::to_string(i) +
                                                            ": metadata key '" + meta[k].first +
                                                            "' is not [A-Za-z_][A-Za-z0-9_-]*");
+      }
+      static constexpr std::size_t close_id[] = {sys_close, sys_close, usr_close, ast_close,
+                                                 obs_close};
+      if (const auto tok = value_breaks(meta[k].second, close_id[r]); !tok.empty()) {
+        return make_error(
+            error_code::unrepresentable,
+            forged_field("message " + std::to_string(i) + ": metadata '" + meta[k].first + "'", tok,
+                         "PCML"));
       }
       if (k > 0) out += ' ';
       out += meta[k].first + "=\"" + escape_value(meta[k].second) + "\"";
@@ -114,7 +166,14 @@ result<std::string> render(const conversation& c0, const render_options& o,
       out += m.content;
       for (std::size_t k = 0; k < m.tool_calls.size(); ++k) {
         if (k > 0 || !m.content.empty()) out += '\n';
-        out += "<call>" + call_json(m.tool_calls[k]) + "</call>";
+        const std::string call = call_json(m.tool_calls[k]);
+        if (const auto tok = spelled_token(call, kTokenNames); !tok.empty()) {
+          return make_error(error_code::unrepresentable,
+                            forged_field("message " + std::to_string(i) + ": tool call " +
+                                             std::to_string(k) + " (id, name or arguments)",
+                                         tok, "PCML"));
+        }
+        out += "<call>" + call + "</call>";
       }
       if (!left_open) out += "<end>";
     } else {

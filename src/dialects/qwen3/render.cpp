@@ -63,10 +63,7 @@ result<std::string> render(const conversation& c0, const render_options& o,
       out += "\n\n";
     }
     out += kToolsHead;
-    for (const auto& t : c.tools) {
-      out += '\n';
-      chatml::write_tool(t, out);
-    }
+    if (auto err = chatml::write_tools(c.tools, out)) return *err;
     out += chatml::kToolsTail;
     out += "<|im_end|>\n";
   } else if (first_system) {
@@ -110,6 +107,14 @@ result<std::string> render(const conversation& c0, const render_options& o,
         break;
       case role::assistant: {
         const turn t = read_turn(m);
+        // What is written as content must not read back as a think block.
+        for (const std::string_view tag : {"<think>", "</think>"}) {
+          if (t.content.find(tag) != std::string_view::npos) {
+            return make_error(error_code::unrepresentable,
+                              "message " + std::to_string(i) + ": content holds '" +
+                                  std::string(tag) + "', which Qwen3 reads as reasoning");
+          }
+        }
         const bool after_query = i > last_query;
         out += "<|im_start|>assistant\n";
         if (after_query && (i + 1 == ms.size() || !t.reasoning.empty())) {
