@@ -147,3 +147,23 @@ TEST(GabGPT, WhatItCannotHoldIsReported) {
 }
 
 }  // namespace
+
+namespace {
+
+// Fuzz finding 27 (roundtrip target): an assistant turn that only thought, cut by the next
+// user turn, rendered without <|assistant|> and then, read back closed, with it: rendering
+// was not a fixed point. A closed turn always has its assistant segment.
+TEST(GabGPT, ThoughtOnlyTurnFollowedByAnotherRendersAsAFixedPoint) {
+  const auto first =
+      ocml::parse("<|user|>a<|think|>r<|user|>b", {.dialect = ocml::dialect::gabgpt});
+  ASSERT_TRUE(first.ok());
+  const auto t1 = ocml::render(first.conversation, {.dialect = ocml::dialect::gabgpt});
+  ASSERT_TRUE(t1.ok());
+  EXPECT_EQ(*t1, "<|user|>a<|think|>r<|assistant|><|end|><|user|>b");
+  const auto second = ocml::parse(*t1, {.dialect = ocml::dialect::gabgpt});
+  const auto t2 = ocml::render(second.conversation, {.dialect = ocml::dialect::gabgpt});
+  ASSERT_TRUE(t2.ok());
+  EXPECT_EQ(*t2, *t1);
+}
+
+}  // namespace

@@ -47,18 +47,17 @@ result<std::string> render(const conversation& c0, const render_options& o,
       if (m.end == end_token::end) out += "<|end|>";
       continue;
     }
-    if (!m.reasoning.empty()) out += "<|think|>" + m.reasoning;
-    // An assistant message that only thought (think mode without <|assistant|>) has no
-    // assistant segment when it is unterminated.
-    if (!(m.end == end_token::unterminated && m.content.empty() && !m.reasoning.empty())) {
-      out += "<|assistant|>" + m.content;
-    }
     // Only the last turn can stay open: one followed by another is closed, or the next
     // segment would read as part of it.
     const bool followed = std::any_of(
         c.messages.begin() + static_cast<std::ptrdiff_t>(i) + 1, c.messages.end(),
         [](const message& n) { return n.role == role::user || n.role == role::assistant; });
-    if (m.end != end_token::unterminated || followed) out += "<|end|>";
+    const bool open = m.end == end_token::unterminated && !followed;
+    if (!m.reasoning.empty()) out += "<|think|>" + m.reasoning;
+    // An open assistant message that only thought (think mode, the stream cut before
+    // <|assistant|>) has no assistant segment; a closed one always has (fuzz finding 27).
+    if (!(open && m.content.empty() && !m.reasoning.empty())) out += "<|assistant|>" + m.content;
+    if (!open) out += "<|end|>";
   }
   if (o.add_generation_prompt) out += o.generation_role == "think" ? "<|think|>" : "<|assistant|>";
   return out;
