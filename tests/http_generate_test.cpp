@@ -254,3 +254,86 @@ TEST(Http, RequestsBeyondTheBoundAreRefused) {
 }
 
 }  // namespace
+
+namespace {
+
+// ---- hostile engines (issue 13) --------------------------------------------------------
+
+// Cancels `cancel` once `ms` have passed (a Ctrl-C while the engine holds the request).
+std::thread cancel_after(ocml::cancellation& cancel, int ms) {
+  return std::thread([&cancel, ms] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(ms));
+    cancel.cancel();
+  });
+}
+
+// The first cancellation stops the request whatever the engine does: silent, keep-alive
+// comments only (an endless error body ends by itself: below). hostile_completed() == 0
+// says the client left before the engine's 20 s were up (it would be 1 had the request
+// waited them out).
+TEST(HttpHostile, CancellationStopsARequestTheEngineHolds) {
+  for (const engine_reply& r : {engine_reply{.silent = true}, engine_reply{.keep_alive = true}}) {
+    loopback_engine engine({r});
+    ocml::cancellation cancel;
+    std::thread t = cancel_after(cancel, 150);
+    const auto g = run(engine, ocml::dialect::chatml, "p", {.cancel = &cancel});
+    t.join();
+    EXPECT_EQ(g.finish, ocml::finish_reason::cancelled) << r.silent << r.keep_alive;
+    EXPECT_EQ(engine.hostile_completed(), 0u);
+    engine.stop();
+  }
+}
+
+// Without a cancellation: an endless error body ends at its first 4 KiB, an endless
+// stream at max_bytes (generate) or max_response_bytes (the client), never in memory.
+TEST(HttpHostile, EndlessResponsesAreCutOff) {
+  {
+    loopback_engine engine({{.text = std::string(1000, 'e'), .status = 500, .endless = true}});
+    const auto g = run(engine, ocml::dialect::chatml, "p");
+    EXPECT_EQ(g.finish, ocml::finish_reason::error);
+    EXPECT_EQ(codes(g), std::vector<std::string>{"E-ENGINE"});
+    EXPECT_NE(g.diagnostics[0].message.find("HTTP 500"), std::string::npos);
+    engine.stop();
+  }
+  {
+    loopback_engine engine({{.text = std::string(4096, 'a'), .endless = true}});
+    const auto g = run(engine, ocml::dialect::chatml, "p", {.max_bytes = 1 << 20});
+    EXPECT_EQ(g.finish, ocml::finish_reason::length);
+    EXPECT_EQ(g.text.size(), std::size_t{1} << 20);
+    engine.stop();
+  }
+  {
+    loopback_engine engine({{.text = std::string(4096, 'a'), .endless = true}});
+    ocml::http_model model({.endpoint = engine.url(), .max_response_bytes = 1 << 20});
+    std::size_t got = 0;
+    const auto r = model.complete({.prompt = "p"}, [&](std::string_view t) {
+      got += t.size();
+      return true;
+    });
+    ASSERT_FALSE(r.ok());
+    EXPECT_EQ(r.error().code, ocml::error_code::limit_exceeded);
+    EXPECT_LE(got, std::size_t{1} << 20);
+    engine.stop();
+  }
+}
+
+// A stream that ends without a finish reason or [DONE] was cut: an error, not a warning.
+TEST(HttpHostile, CutStreamIsAnError) {
+  loopback_engine engine({{.text = "half an answer", .cut = true}});
+  const auto g = run(engine, ocml::dialect::chatml, "p");
+  EXPECT_EQ(g.finish, ocml::finish_reason::error);
+  const auto c = codes(g);
+  EXPECT_NE(std::find(c.begin(), c.end(), "E-ENGINE"), c.end());
+}
+
+// Text that is not UTF-8 in the prompt goes to the engine as U+FFFD (it was a type_error
+// exception out of the request).
+TEST(HttpHostile, PromptThatIsNotUtf8IsSentRepaired) {
+  loopback_engine engine({{.text = "ok<|im_end|>"}});
+  const auto g = run(engine, ocml::dialect::chatml, "bad \xff byte");
+  EXPECT_NE(g.finish, ocml::finish_reason::error);
+  ASSERT_EQ(engine.requests().size(), 1u);
+  EXPECT_EQ(engine.requests()[0]["prompt"], "bad \xef\xbf\xbd byte");
+}
+
+}  // namespace

@@ -41,6 +41,9 @@ struct model_request {
   std::string prompt;
   std::vector<std::string> stop;  ///< Stop sequences (the engine leaves them out of its text).
   std::size_t max_tokens = 0;     ///< 0: the engine's default.
+  /// When set, a model stops the request soon after it is cancelled, even while the engine
+  /// sends nothing (silent, keep-alive comments only, an error body without end).
+  const cancellation* cancel = nullptr;
 };
 
 /// How a model's stream ended.

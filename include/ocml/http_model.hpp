@@ -25,6 +25,9 @@ struct http_model_options {
   json extra = json::object();
   std::chrono::seconds connect_timeout{10};
   std::chrono::seconds read_timeout{300};  ///< Longest silence between two chunks.
+  /// Bytes of one response at most (events, keep-alive comments and all): an engine that
+  /// streams without end is cut off with E-LIMIT-EXCEEDED, not read into memory forever.
+  std::size_t max_response_bytes = std::size_t{64} << 20;
 };
 
 /// The completions client. Each request sends the prompt, the dialect's stop sequences,
@@ -36,7 +39,9 @@ class http_model final : public model {
  public:
   explicit http_model(http_model_options options);
   /// Errors: E-ENGINE (connection refused, HTTP status other than 200 with the body's
-  /// message, an `error` event, malformed event data).
+  /// message, an `error` event, malformed event data, a stream that ends without a finish
+  /// reason or [DONE]), E-LIMIT-EXCEEDED (max_response_bytes). A request whose
+  /// `cancel` is set is stopped within ~50 ms whatever the engine sends.
   [[nodiscard]] result<model_finish> complete(const model_request& request,
                                               const chunk_sink& on_text) override;
 

@@ -14,6 +14,34 @@ namespace ocml::detail {
                                              bool allow_partial_tail,
                                              std::size_t* tail_start) noexcept;
 
+/// Bytes of `s` that may be kept without cutting a UTF-8 sequence, at most `n`.
+[[nodiscard]] inline std::size_t utf8_cut(std::string_view s, std::size_t n) noexcept {
+  if (n >= s.size()) return s.size();
+  while (n > 0 && (static_cast<unsigned char>(s[n]) & 0xC0) == 0x80) --n;
+  return n;
+}
+
+/// `s` with each byte that does not begin a valid UTF-8 sequence replaced by U+FFFD (the
+/// way text from a user, a tool or an engine is made fit for JSON); `repaired` (when
+/// given) says whether anything was replaced.
+///
+///   valid_utf8("a\xffb") == "a\xef\xbf\xbdb"
+[[nodiscard]] inline std::string valid_utf8(std::string_view s, bool* repaired = nullptr) {
+  std::string out;
+  bool any = false;
+  for (;;) {
+    const auto* p = reinterpret_cast<const unsigned char*>(s.data());
+    const std::size_t bad = utf8_first_invalid(p, s.size(), false, nullptr);
+    out.append(s.substr(0, bad));
+    if (bad == s.size()) break;
+    out += "\xef\xbf\xbd";
+    any = true;
+    s.remove_prefix(bad + 1);
+  }
+  if (repaired != nullptr) *repaired = any;
+  return out;
+}
+
 /// Validates a byte stream piece by piece; sequences split across pieces are handled.
 class utf8_stream {
  public:

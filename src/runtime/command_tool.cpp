@@ -10,6 +10,7 @@
 #include <cerrno>
 #include <ctime>
 
+#include "core/utf8.hpp"
 #include "interchange/json_util.hpp"
 #include "ocml/tools.hpp"
 
@@ -38,10 +39,14 @@ struct pipe_pair {
   [[nodiscard]] bool ok() const { return fd[0] >= 0 && fd[1] >= 0; }
 };
 
+// The start of what a command printed, fit for a message: cut on a character boundary,
+// bytes that are not UTF-8 as U+FFFD.
 std::string tail_excerpt(const std::string& s) {
   constexpr std::size_t kMax = 400;
-  std::string out = s.size() > kMax ? s.substr(0, kMax) + "..." : s;
+  const std::size_t keep = detail::utf8_cut(s, kMax);
+  std::string out = detail::valid_utf8(std::string_view(s).substr(0, keep));
   while (!out.empty() && (out.back() == '\n' || out.back() == ' ')) out.pop_back();
+  if (keep < s.size()) out += "...";
   return out;
 }
 
@@ -97,7 +102,7 @@ result<json> run_command(const std::string& command, const command_options& opt,
   for (const int fd : {in.fd[1], out.fd[0], err.fd[0]}) {
     ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) | O_NONBLOCK);
   }
-  const std::string input = arguments.dump() + "\n";
+  const std::string input = dump_json(arguments) + "\n";
   std::size_t written = 0;
   std::string stdout_text, stderr_text;
   bool killed = false, too_long = false;

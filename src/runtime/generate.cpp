@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "core/codec.hpp"
+#include "core/utf8.hpp"
 #include "ocml/decoder.hpp"
 
 namespace ocml {
@@ -14,12 +15,7 @@ bool openchatml_family(dialect d) noexcept {
   return detail::codec_of(d).family == "openchatml";
 }
 
-// Bytes of `s` that may be kept without cutting a UTF-8 sequence, at most `n`.
-std::size_t utf8_cut(std::string_view s, std::size_t n) noexcept {
-  if (n >= s.size()) return s.size();
-  while (n > 0 && (static_cast<unsigned char>(s[n]) & 0xC0) == 0x80) --n;
-  return n;
-}
+using detail::utf8_cut;
 
 // After this many bytes without any "<|", a 2.x completion has lost its control tokens.
 constexpr std::size_t kStrippedProbe = 1024;
@@ -205,7 +201,8 @@ void run::end_round(const result<model_finish>& r, generation& g) {
 
 generation run::go(model& engine) {
   generation g;
-  model_request req{.prompt = p_.text, .stop = p_.stop, .max_tokens = o_.max_tokens};
+  model_request req{
+      .prompt = p_.text, .stop = p_.stop, .max_tokens = o_.max_tokens, .cancel = o_.cancel};
   const auto sink = [this](std::string_view t) { return on_text(t); };
   for (;;) {
     ++g.rounds;

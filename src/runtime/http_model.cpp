@@ -3,6 +3,10 @@
 
 #include <httplib.h>
 
+#include <atomic>
+#include <chrono>
+#include <thread>
+
 #include "interchange/json_util.hpp"
 #include "runtime/sse.hpp"
 
@@ -24,6 +28,8 @@ void split_endpoint(const std::string& url, std::string& origin, std::string& pa
   if (ends_with("/completions")) return;
   path += ends_with("/v1") ? "/completions" : "/v1/completions";
 }
+
+constexpr std::size_t kMaxErrorBody = 4096;
 
 std::string excerpt(std::string_view s) {
   constexpr std::size_t kMax = 300;
@@ -70,7 +76,9 @@ result<model_finish> http_model::complete(const model_request& request, const ch
 
   model_finish finish;
   finish.reason = engine_stop::eof;  // until the engine gives a finish reason
-  bool finished = false, done = false, cancelled = false;
+  bool finished = false, done = false, too_long = false;
+  std::atomic<bool> cancelled{false};  // set by the sink's thread or the watcher
+  std::size_t received = 0;            // bytes of the response body
   int status = 0;
   std::string error_body, failure;
   detail::sse_parser sse([&](std::string_view data) {
@@ -113,22 +121,50 @@ result<model_finish> http_model::complete(const model_request& request, const ch
   req.path = path_;
   req.headers = {{"Accept", "text/event-stream"}};
   if (!opt_.api_key.empty()) req.headers.emplace("Authorization", "Bearer " + opt_.api_key);
-  req.body = body.dump();
+  req.body = dump_json(body);  // text that is not UTF-8 goes as U+FFFD, never an exception
   req.headers.emplace("Content-Type", "application/json");
   req.response_handler = [&status](const httplib::Response& r) {
     status = r.status;
     return true;
   };
   req.content_receiver = [&](const char* data, std::size_t n, std::uint64_t, std::uint64_t) {
-    if (status != 200) {
-      if (error_body.size() < 4096) error_body.append(data, n);
-      return true;
+    received += n;
+    if (received > opt_.max_response_bytes) {
+      too_long = true;
+      return false;
+    }
+    if (status != 200) {  // the start of an error body is enough to say what went wrong
+      error_body.append(data, std::min(n, kMaxErrorBody - error_body.size()));
+      return error_body.size() < kMaxErrorBody;
     }
     return sse.feed(std::string_view(data, n));
   };
+  // Cancellation is watched apart from the data: an engine may send none for minutes.
+  std::atomic<bool> running{true};
+  std::thread watch;
+  if (request.cancel != nullptr) {
+    watch = std::thread([&] {
+      while (running.load()) {
+        if (request.cancel->cancelled()) {
+          cancelled = true;
+          client.stop();
+          return;
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      }
+    });
+  }
   httplib::Response res;
   httplib::Error err = httplib::Error::Success;
   const bool sent = client.send(req, res, err);
+  running = false;
+  if (watch.joinable()) watch.join();
+  if (too_long) {
+    return make_error(error_code::limit_exceeded,
+                      "the response from " + origin_ + path_ + " exceeds max_response_bytes (" +
+                          std::to_string(opt_.max_response_bytes) + ")");
+  }
+  if (cancelled.load()) return finish;
   if (status != 0 && status != 200) {
     return make_error(error_code::engine, "HTTP " + std::to_string(status) + " from " + origin_ +
                                               path_ + ": " + error_text(error_body));
@@ -137,6 +173,10 @@ result<model_finish> http_model::complete(const model_request& request, const ch
   if (!sent && !cancelled && !done && err != httplib::Error::Canceled) {
     return make_error(error_code::engine,
                       "cannot complete the request to " + origin_ + path_ + ": " + to_string(err));
+  }
+  if (!finished && !done) {
+    return make_error(error_code::engine, "the stream from " + origin_ + path_ +
+                                              " ended without a finish reason or [DONE]");
   }
   if (!finished) finish.reason = engine_stop::eof;
   return finish;

@@ -1,5 +1,6 @@
 // The tool router: lookup, routing rules, argument validation, a bounded pool, deadlines.
 #include <algorithm>
+#include <cmath>
 #include <condition_variable>
 #include <ctime>
 #include <map>
@@ -13,6 +14,9 @@
 namespace ocml {
 
 namespace {
+
+// The longest deadline a call may ask for (deadline_ms): 24 hours.
+constexpr std::int64_t kMaxDeadlineMs = std::int64_t{24} * 60 * 60 * 1000;
 
 using clock = std::chrono::steady_clock;
 
@@ -67,7 +71,7 @@ tool_reply success_reply(const tool_call_request& c, json value, std::string_vie
     r.error = make_error(error_code::tool_failed,
                          e.is_object() && e.contains("message") && e["message"].is_string()
                              ? e["message"].get<std::string>()
-                             : e.dump());
+                             : dump_json(e));
     return r;
   }
   r.content = std::move(value);
@@ -98,7 +102,7 @@ message tool_reply::to_message() const {
   m.call_id = call_id;
   m.recipient = "assistant";
   m.channel = "commentary";
-  m.content = envelope().dump();
+  m.content = dump_json(envelope());
   return m;
 }
 
@@ -156,9 +160,16 @@ struct tool_router::impl {
         args = std::move(*parsed);
         std::chrono::milliseconds budget = options.default_deadline;
         if (args.is_object() && args.contains("deadline_ms")) {
+          // A whole number of milliseconds from 1 to kMaxDeadlineMs (24 h): 9.2e15 or 1e300
+          // overflowed the clock into a deadline already past.
           const json& d = args["deadline_ms"];
-          if (d.is_number() && d.get<double>() >= 0) {
-            budget = std::chrono::milliseconds(static_cast<std::int64_t>(d.get<double>()));
+          const double ms = d.is_number() ? d.get<double>() : -1;
+          if (!(ms >= 1 && ms <= static_cast<double>(kMaxDeadlineMs) && ms == std::floor(ms))) {
+            refusal = error_reply(s.request, error_code::call_schema,
+                                  "deadline_ms must be a whole number from 1 to " +
+                                      std::to_string(kMaxDeadlineMs) + ", got " + dump_json(d));
+          } else {
+            budget = std::chrono::milliseconds(static_cast<std::int64_t>(ms));
           }
           args.erase("deadline_ms");
         }

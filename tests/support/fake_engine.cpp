@@ -1,5 +1,6 @@
 // ocml_fake_engine SCRIPT PORTFILE: serves the scripted replies of SCRIPT (JSON:
-// {"replies":[{"text":..., "chunk":8}], "lifetime_s": 60}) on a free loopback port written
+// {"replies":[{"text":..., "chunk":8}], "lifetime_s": 60}; a reply may also say "status",
+// "silent", "keep_alive" or "endless": loopback_engine.hpp) on a free loopback port written
 // to PORTFILE; exits once every reply was requested (or after lifetime_s), printing each
 // request body as one JSON line.
 #include <chrono>
@@ -25,8 +26,12 @@ int main(int argc, char** argv) {
   }
   std::vector<ocml::test::engine_reply> replies;
   for (const auto& r : script.at("replies")) {
-    replies.push_back(
-        {.text = r.at("text").get<std::string>(), .chunk = r.value("chunk", std::size_t{8})});
+    replies.push_back({.text = r.at("text").get<std::string>(),
+                       .chunk = r.value("chunk", std::size_t{8}),
+                       .status = r.value("status", 200),
+                       .silent = r.value("silent", false),
+                       .keep_alive = r.value("keep_alive", false),
+                       .endless = r.value("endless", false)});
   }
   const std::size_t expected = replies.size();
   ocml::test::loopback_engine engine(std::move(replies), expected);
@@ -40,7 +45,8 @@ int main(int argc, char** argv) {
   while (engine.requests().size() < expected && std::chrono::steady_clock::now() < until) {
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
-  std::this_thread::sleep_for(std::chrono::milliseconds(300));  // let the last reply finish
+  // Let the last reply finish ("linger_ms": how long a hostile one may go on).
+  std::this_thread::sleep_for(std::chrono::milliseconds(script.value("linger_ms", 300)));
   engine.stop();
   for (const auto& r : engine.requests()) std::cout << r.dump() << '\n';
   return engine.requests().size() == expected ? 0 : 1;

@@ -3,6 +3,7 @@
 #include <httplib.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <mutex>
 #include <thread>
@@ -51,6 +52,24 @@ struct loopback_engine::impl {
   std::vector<nlohmann::json> requests;
   std::vector<engine_reply> replies;
   std::size_t max_requests = 0;
+  std::atomic<bool> stopping{false};
+  std::atomic<std::size_t> hostile_done{0};
+
+  // Serves a hostile reply for up to r.hostile_ms: false as soon as the client is gone.
+  bool hostile(const engine_reply& r, httplib::DataSink& sink) {
+    const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(r.hostile_ms);
+    const std::string body =
+        r.status != 200 ? r.text
+                        : event(chunk_json(r.text.empty() ? "x" : r.text, nullptr, nullptr));
+    while (!stopping && std::chrono::steady_clock::now() < until) {
+      if (r.keep_alive && !sink.write(": keep-alive\n\n", 14)) return false;
+      if (r.endless && !sink.write(body.data(), body.size())) return false;
+      if (!r.endless) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    if (!stopping) ++hostile_done;
+    sink.done();
+    return true;
+  }
 
   void handle(const httplib::Request& req, httplib::Response& res) {
     std::size_t n = 0;
@@ -68,6 +87,13 @@ struct loopback_engine::impl {
       return;
     }
     const engine_reply& r = replies[n - 1];
+    if (r.silent || r.keep_alive || r.endless) {
+      res.status = r.status;
+      res.set_chunked_content_provider(
+          r.status == 200 ? "text/event-stream" : "application/json",
+          [this, r](std::size_t, httplib::DataSink& sink) { return hostile(r, sink); });
+      return;
+    }
     if (r.status != 200) {
       res.status = r.status;
       res.set_content(R"({"error":{"message":"scripted failure","type":"test"}})",
@@ -105,8 +131,11 @@ struct loopback_engine::impl {
             const std::string e = event(chunk_json(text.substr(i, end - i), nullptr, nullptr));
             if (!sink.write(e.data(), e.size())) return false;
           }
-          const std::string last = event(chunk_json("", finish, stop_reason)) + "data: [DONE]\n\n";
-          sink.write(last.data(), last.size());
+          if (!r.cut) {
+            const std::string last =
+                event(chunk_json("", finish, stop_reason)) + "data: [DONE]\n\n";
+            sink.write(last.data(), last.size());
+          }
           sink.done();
           return true;
         });
@@ -142,6 +171,10 @@ std::string loopback_engine::url() const {
   return "http://127.0.0.1:" + std::to_string(port());
 }
 
+std::size_t loopback_engine::hostile_completed() const {
+  return impl_->hostile_done.load();
+}
+
 std::vector<nlohmann::json> loopback_engine::requests() const {
   std::lock_guard<std::mutex> lock(impl_->mu);
   return impl_->requests;
@@ -152,6 +185,7 @@ void loopback_engine::wait() {
 }
 
 void loopback_engine::stop() {
+  impl_->stopping = true;
   impl_->server.stop();
 }
 

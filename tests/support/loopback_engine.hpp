@@ -22,6 +22,12 @@ struct engine_reply {
   bool report_stop = true;     ///< Say which stop sequence matched (`stop_reason`).
   int status = 200;            ///< Anything else: an OpenAI-style error body.
   int delay_ms = 0;            ///< Pause before each chunk.
+  // Hostile engines (issue 13), each bounded by `hostile_ms` and by stop():
+  bool silent = false;      ///< Send the headers, then nothing.
+  bool keep_alive = false;  ///< Send only SSE comments (": keep-alive"), every 20 ms.
+  bool endless = false;     ///< Stream `text` over and over (with status != 200: as the body).
+  bool cut = false;         ///< Close the stream after `text`, without finish or [DONE].
+  int hostile_ms = 20000;
 };
 
 class loopback_engine {
@@ -35,6 +41,9 @@ class loopback_engine {
   [[nodiscard]] std::string url() const;  ///< "http://127.0.0.1:PORT"
   /// The JSON bodies received so far.
   [[nodiscard]] std::vector<nlohmann::json> requests() const;
+  /// Hostile replies that ran to their end (`hostile_ms`) rather than being cut off by
+  /// the client going away.
+  [[nodiscard]] std::size_t hostile_completed() const;
   /// Blocks until the server stops (stop()).
   void wait();
   void stop();

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <iostream>
 
+#include "core/utf8.hpp"
 #include "interchange/json_util.hpp"
 #include "io.hpp"
 #include "ocml/http_model.hpp"
@@ -125,12 +126,19 @@ bool run_turn(const chat_args& a, conversation& conv, model& engine, tool_router
     auto p = build_prompt(conv, {.dialect = a.dialect, .think = a.think, .budget = a.budget});
     if (!p) {
       std::cerr << p.error().to_string() << '\n';
+      if (round == 0) {
+        // The user's own line is what the dialect cannot hold: refused for this turn only.
+        conv.messages.pop_back();
+        std::cerr << "ocml chat: this message cannot be sent in " << dialect_name(a.dialect)
+                  << " (not added to the conversation)\n";
+      }
       return false;
     }
     generation g = generate(engine, *p,
                             {.dialect = a.dialect,
                              .think = a.think,
                              .max_tokens = a.max_tokens,
+                             .max_bytes = a.max_bytes,
                              .lenient = true,
                              .cancel = &g_cancel},
                             [&print](const delta& d) { print(d); });
@@ -143,6 +151,12 @@ bool run_turn(const chat_args& a, conversation& conv, model& engine, tool_router
     if (g.finish == finish_reason::error) {
       print.end_turn();
       std::cerr << "ocml chat: the generation failed\n";
+      return false;
+    }
+    if (g.finish == finish_reason::length && g.text.size() >= a.max_bytes) {
+      print.end_turn();
+      std::cerr << "E-LIMIT-EXCEEDED the completion reached --max-bytes (" << a.max_bytes
+                << "): cut off\n";
       return false;
     }
     // Calls the model wrote without an id get one that is unique in the session, in the
@@ -160,6 +174,20 @@ bool run_turn(const chat_args& a, conversation& conv, model& engine, tool_router
       print.end_turn();
       return true;
     }
+    // A round runs at most max_tool_calls calls; the others are answered with an error.
+    std::vector<tool_reply> refused;
+    while (calls.size() > a.max_tool_calls) {
+      const auto& c = calls.back();
+      tool_reply r;
+      r.call_id = c.call_id;
+      r.recipient = c.recipient;
+      r.ok = false;
+      r.error = make_error(error_code::limit_exceeded,
+                           "more than " + std::to_string(a.max_tool_calls) +
+                               " tool calls in one round (--max-tool-calls): not run");
+      refused.insert(refused.begin(), std::move(r));
+      calls.pop_back();
+    }
     for (const auto& c : calls) {
       std::cerr << "[tool] running " << c.recipient << " (" << c.call_id << ")\n";
     }
@@ -175,6 +203,10 @@ bool run_turn(const chat_args& a, conversation& conv, model& engine, tool_router
       std::cerr << "[cancelled]\n";
       return true;
     }
+    if (!refused.empty()) {
+      std::cerr << "[tool] " << refused.size() << " calls past --max-tool-calls not run\n";
+    }
+    for (auto& r : refused) replies.push_back(std::move(r));
     if (!has_call_ids(a.dialect)) {  // replies are matched by position: restore call order
       std::stable_sort(replies.begin(), replies.end(), [&calls](const auto& x, const auto& y) {
         const auto pos = [&calls](const std::string& id) {
@@ -221,6 +253,9 @@ int run_chat(const chat_args& a) {
     if (interactive) std::cerr << "> " << std::flush;
     if (!std::getline(std::cin, line)) break;
     if (line.empty()) continue;
+    bool repaired = false;
+    line = detail::valid_utf8(line, &repaired);
+    if (repaired) std::cerr << "ocml chat: bytes that are not UTF-8 were sent as U+FFFD\n";
     conv.messages.push_back({.role = role::user, .content = line});
     g_cancel.reset();
     g_interrupts = 0;

@@ -22,6 +22,10 @@ struct chat_args {
   std::size_t max_tokens = 0;
   std::size_t budget = 0;  ///< prompt budget in bytes (0: none)
   unsigned max_rounds = 8;
+  /// Bytes of one completion at most: an engine that streams without end is cut off.
+  std::size_t max_bytes = std::size_t{4} << 20;
+  /// Tool calls run per round at most; the rest are answered with E-LIMIT-EXCEEDED.
+  std::size_t max_tool_calls = 32;
 };
 
 /// Runs the agent loop; 0 when every turn ended in an answer, 1 otherwise, 2 usage error.

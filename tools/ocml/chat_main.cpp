@@ -24,6 +24,11 @@ int main(int argc, char** argv) {
   app.add_flag("--think", ch.think, "GabGPT think mode");
   app.add_option("--max-tokens", ch.max_tokens, "token limit per generation");
   app.add_option("--budget", ch.budget, "prompt budget in bytes (oldest turns dropped)");
+  app.add_option("--max-bytes", ch.max_bytes, "bytes of one completion at most")
+      ->capture_default_str();
+  app.add_option("--max-tool-calls", ch.max_tool_calls,
+                 "tool calls run per round (the rest are answered with an error)")
+      ->capture_default_str();
   app.add_option("--max-rounds", ch.max_rounds, "tool rounds per user turn")
       ->check(CLI::Range(1u, 100u));
   try {
@@ -35,7 +40,7 @@ int main(int argc, char** argv) {
   try {
     return ocml::cli::run_chat(ch);
   } catch (const std::exception& e) {
-    std::cerr << "E-IO 0:0 internal error: " << e.what() << '\n';
+    std::cerr << "E-INTERNAL " << e.what() << '\n';
     return 1;
   }
 }
