@@ -10,6 +10,7 @@
 
 #include "batch.hpp"
 #include "cli_support.hpp"
+#include "interchange/json_path.hpp"
 
 namespace {
 
@@ -396,6 +397,39 @@ TEST(Hostile, PcmlLongMetadataLikeTextIsTheSameAtEveryChunkSize) {
     }
     // Metadata that fits is metadata; longer is content.
     EXPECT_EQ(w.conversation.messages[0].extra.empty(), n + 4 > 16) << n;
+  }
+}
+
+}  // namespace
+
+namespace {
+
+// Precise positions for JSON input errors (issue 13): a structural error stands at the
+// value its path names; a number too large for a double at the number (both were 1:1).
+TEST(Hostile, JsonInputErrorsStandWhereTheirValueIs) {
+  EXPECT_EQ(ocml::detail::json_path_offset(R"({"a": [1, {"b": 2}]})", "a[1].b"), 16u);
+  EXPECT_EQ(ocml::detail::json_path_offset(R"({"a": "[{,", "b": {"c": [0, 1, 2]}})", "b.c[2]"),
+            31u);
+  EXPECT_EQ(ocml::detail::json_path_offset(R"([{"x": 1}, {"x": 2}])", "messages[1].x"), 17u);
+  EXPECT_FALSE(ocml::detail::json_path_offset(R"({"a": [1]})", "a[3]").has_value());
+  EXPECT_FALSE(ocml::detail::json_path_offset(R"({"a": [1]})", "b").has_value());
+  EXPECT_EQ(ocml::detail::leading_json_path("messages[1].role 'bot' is not a role"),
+            "messages[1].role");
+  EXPECT_EQ(ocml::detail::leading_json_path("conversation must be an object"), "");
+
+  const std::pair<std::string, std::string> cases[] = {
+      {"{\"messages\":[\n{\"role\":\"user\",\"content\":\"x\"},\n{\"role\":\"bot\"}]}",
+       "E-JSON-INPUT 3:9 messages[1].role 'bot' is not a role"},
+      {"{\"messages\":[{\"role\":\"user\",\"content\":\"x\"},{\"role\":\"assistant\","
+       "\"tool_calls\":[{\"function\":{\"name\":3}}]}]}",
+       "E-JSON-INPUT 1:98 messages[1].tool_calls[0].function.name must be a string"},
+      {"{\"messages\":[{\"role\":\"user\",\n  \"content\":\"x\",\"n\":1e999}]}",
+       "E-JSON-INPUT 2:21 "},
+  };
+  for (const auto& [in, want] : cases) {
+    const auto r = ocml::test::run("render -d chatml -", in);
+    EXPECT_EQ(r.code, 1);
+    EXPECT_EQ(r.err.rfind(want, 0), 0u) << r.err;
   }
 }
 

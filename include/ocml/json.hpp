@@ -57,6 +57,16 @@ struct openai_options {
 [[nodiscard]] result<json> parse_json_text(std::string_view text,
                                            std::size_t max_depth = default_max_json_depth);
 
+/// Reads a conversation from JSON text: parse_json_text, then from_json in `format`
+/// (automatic: detected, and `format` is set to what was found). An error in the
+/// conversation's structure names its JSON path and stands at that value's line:column
+/// in `text` (e.g. `E-JSON-INPUT 3:9 messages[1].role 'bot' is not a role`).
+///
+///   ocml::json_format f = ocml::json_format::automatic;
+///   auto c = ocml::read_conversation_json(R"({"messages": []})", f);
+[[nodiscard]] result<conversation> read_conversation_json(std::string_view text,
+                                                          json_format& format);
+
 /// Serializes JSON; invalid UTF-8 in strings is written as U+FFFD (never throws).
 [[nodiscard]] std::string dump_json(const json& j, int indent = -1);
 

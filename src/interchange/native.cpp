@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "core/line_tracker.hpp"
+#include "interchange/json_path.hpp"
 #include "interchange/json_util.hpp"
 #include "ocml/harmony.hpp"
 #include "ocml/json.hpp"
@@ -367,6 +368,20 @@ result<json> parse_json_text(std::string_view text, std::size_t max_depth) {
     // Valid syntax nlohmann-json cannot hold: a number overflowing a double.
     return error_at(error_code::invalid_json, text, overflowing_number(text), e.what());
   }
+}
+
+result<conversation> read_conversation_json(std::string_view text, json_format& format) {
+  auto j = parse_json_text(text);
+  if (!j) return j.error();
+  if (format == json_format::automatic) format = detect_json_format(*j);
+  auto c = from_json(*j, format);
+  if (c) return c;
+  diagnostic d = c.error();
+  const std::string_view path = detail::leading_json_path(d.message);
+  if (const auto at = path.empty() ? std::nullopt : detail::json_path_offset(text, path)) {
+    d = error_at(d.code, text, *at, d.message);
+  }
+  return d;
 }
 
 std::string dump_json(const json& j, int indent) {

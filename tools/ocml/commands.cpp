@@ -137,13 +137,7 @@ line_result render_one(const render_args& a, std::string_view input) {
     }
   }
   if (!conv.ok()) {
-    auto j = parse_json_text(input);
-    if (!j) {
-      r.diagnostics.push_back(j.error());
-      return r;
-    }
-    if (format == json_format::automatic) format = detect_json_format(*j);
-    conv = from_json(*j, format);
+    conv = read_conversation_json(input, format);
     if (!conv) {
       r.diagnostics.push_back(conv.error());
       return r;
