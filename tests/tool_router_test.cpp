@@ -280,3 +280,31 @@ TEST(ToolRouter, ReplyRendersInEveryDialectWithTheCallIdEchoed) {
 }
 
 }  // namespace
+
+namespace {
+
+// deadline_ms is a whole number of milliseconds from 1 to 24 h: 9.2e15 and 1e300 overflowed
+// the clock into a deadline already past (an instant timeout) (issue 13).
+TEST(ToolRouter, DeadlineMsIsValidated) {
+  auto router = weather_router();
+  std::vector<ocml::tool_call_request> calls;
+  const char* bad[] = {"0", "-5", "1.5", "9.2e15", "1e300", "\"100\"", "86400001"};
+  for (std::size_t i = 0; i < std::size(bad); ++i) {
+    calls.push_back(call("b" + std::to_string(i), "functions.get_weather",
+                         std::string(R"({"city":"Paris","deadline_ms":)") + bad[i] + "}"));
+  }
+  calls.push_back(
+      call("ok", "functions.get_weather", R"({"city":"Paris","deadline_ms":86400000})"));
+  const auto replies = router.run(calls);
+  ASSERT_EQ(replies.size(), calls.size());
+  for (const auto& r : replies) {
+    if (r.call_id == "ok") {
+      EXPECT_EQ(code(r), "ok");
+    } else {
+      EXPECT_EQ(code(r), "E-CALL-SCHEMA") << r.call_id;
+      EXPECT_NE(r.error->message.find("deadline_ms"), std::string::npos) << r.error->message;
+    }
+  }
+}
+
+}  // namespace
