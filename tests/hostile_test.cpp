@@ -4,6 +4,7 @@
 
 #include <cstdio>
 #include <fstream>
+#include <functional>
 #include <new>
 #include <sstream>
 #include <string>
@@ -430,6 +431,81 @@ TEST(Hostile, JsonInputErrorsStandWhereTheirValueIs) {
     const auto r = ocml::test::run("render -d chatml -", in);
     EXPECT_EQ(r.code, 1);
     EXPECT_EQ(r.err.rfind(want, 0), 0u) << r.err;
+  }
+}
+
+}  // namespace
+
+namespace {
+
+// Chunk invariance with limits (issue 13): for every limit a decoder checks, an input just
+// under it and one just over it give the same events whole and at every chunk size 1-16.
+TEST(Hostile, InputsJustUnderAndOverEachLimitAreChunkInvariant) {
+  struct limit_case {
+    ocml::dialect d;
+    std::string what;
+    std::function<std::string(std::size_t)> make;  // an input whose limited part has n bytes
+    std::function<void(ocml::limits&, std::size_t)> set;
+  };
+  const auto header = [](ocml::limits& l, std::size_t n) { l.max_header_bytes = n; };
+  const auto doc = [](ocml::limits& l, std::size_t n) { l.max_document_header_bytes = n; };
+  const auto body = [](ocml::limits& l, std::size_t n) { l.max_buffered_body_bytes = n; };
+  const std::vector<limit_case> cases = {
+      {ocml::dialect::ocml_2_2, "2.x header",
+       [](std::size_t n) {
+         return "<|start|>user name=" + std::string(n - 10, 'a') + "<|message|>x<|end|>";
+       },
+       header},
+      {ocml::dialect::ocml_2_2, "document header",
+       [](std::size_t n) {
+         return "---\nversion: \"2.2\"\nx: \"" + std::string(n - 22, 'y') +
+                "\"\n---\n<|start|>user<|message|>x<|end|>";
+       },
+       doc},
+      {ocml::dialect::ocml_2_2, "constrained body",
+       [](std::size_t n) {
+         return "<|start|>assistant<|channel|>final <|constrain|>json<|message|>\"" +
+                std::string(n - 2, 'z') + "\"<|end|>";
+       },
+       body},
+      {ocml::dialect::chatml, "role line",
+       [](std::size_t n) { return "<|im_start|>" + std::string(n, 'r') + "\nx<|im_end|>\n"; },
+       header},
+      {ocml::dialect::chatml, "tool call",
+       [](std::size_t n) {
+         return "<|im_start|>assistant\n<tool_call>\n{\"name\": \"f\", \"arguments\": \"" +
+                std::string(n, 'q') + "\"}\n</tool_call><|im_end|>\n";
+       },
+       body},
+      {ocml::dialect::ocml_0_1, "role line",
+       [](std::size_t n) { return "<|im_start|>user name=" + std::string(n - 10, 'n') + "\nx"; },
+       header},
+      {ocml::dialect::pcml, "metadata",
+       [](std::size_t n) { return "[USR]k=\"" + std::string(n - 4, 'v') + "\"[SEP]hi[/USR]"; },
+       header},
+      {ocml::dialect::pcml, "call",
+       [](std::size_t n) {
+         return "[AST]<call>{\"name\": \"f\", \"arguments\": \"" + std::string(n, 'c') +
+                "\"}</call><end>[/AST]";
+       },
+       body},
+  };
+  for (const auto& c : cases) {
+    for (const std::size_t limit : {std::size_t{64}, std::size_t{100}}) {
+      for (const std::size_t n : {limit - 1, limit, limit + 1, limit + 7}) {
+        for (const bool lenient : {false, true}) {
+          ocml::decoder_options o{.dialect = c.d, .lenient = lenient};
+          c.set(o.limits, limit);
+          const std::string text = c.make(n);
+          const auto whole = ocml::test::events_chunked(text, o, 0);
+          for (std::size_t chunk = 1; chunk <= 16; ++chunk) {
+            ASSERT_EQ(ocml::test::events_chunked(text, o, chunk), whole)
+                << ocml::dialect_name(c.d) << " " << c.what << " limit " << limit << " n " << n
+                << " chunk " << chunk << (lenient ? " lenient" : " strict");
+          }
+        }
+      }
+    }
   }
 }
 

@@ -170,8 +170,11 @@ class openchatml_decoder final : public detail::stream_decoder {
     if (text.empty()) return;
     if (keep_body) {
       if (body_buf.size() + text.size() > opt.limits.max_buffered_body_bytes) {
-        fail(error_code::limit_exceeded,
-             off + (opt.limits.max_buffered_body_bytes - body_buf.size()),
+        // The bytes within the limit are content, at any chunking; then the error.
+        const std::size_t room = opt.limits.max_buffered_body_bytes - body_buf.size();
+        body_buf.append(text.substr(0, room));
+        em.text(text.substr(0, room), off);
+        fail(error_code::limit_exceeded, off + room,
              "constrained body exceeds max_buffered_body_bytes (" +
                  std::to_string(opt.limits.max_buffered_body_bytes) + ")");
         return;
