@@ -2,7 +2,8 @@
 # `ocml chat` keeps the session (issue 13): a user line that is not UTF-8 is sent as
 # U+FFFD; a line ChatML cannot hold is refused for its turn only; a round of 40 calls runs
 # --max-tool-calls of them and answers the rest with E-LIMIT-EXCEEDED; a tool that fails
-# printing bytes that are not UTF-8 (500 of them: the excerpt is cut) is that call's error.
+# printing bytes that are not UTF-8 (500 of them: the excerpt is cut) is that call's error;
+# a call whose arguments nest 10^6 deep is not read as a call (no crash).
 # session.sh ENGINE OCML
 set -euo pipefail
 engine=$1 ocml=$2
@@ -10,7 +11,16 @@ dir=$(cd "$(dirname "$0")" && pwd)
 work=$(mktemp -d)
 pid=""
 trap '[[ -n $pid ]] && kill "$pid" 2>/dev/null; rm -rf "$work"' EXIT
-"$engine" "$dir/session.json" "$work/port" >"$work/requests.jsonl" &
+# The replies of session.json, and a fourth: a call whose arguments nest 10^6 deep.
+python3 - "$dir/session.json" "$work/script.json" <<'PY'
+import json, sys
+script = json.load(open(sys.argv[1]))
+d = 1000000
+deep = '<tool_call>\n{"name": "bad_tool", "arguments": ' + "[" * d + "]" * d + '}\n</tool_call><|im_end|>'
+script["replies"].append({"text": deep, "chunk": 65536})
+json.dump(script, open(sys.argv[2], "w"))
+PY
+"$engine" "$work/script.json" "$work/port" >"$work/requests.jsonl" &
 pid=$!
 for _ in $(seq 200); do [[ -s $work/port ]] && break; sleep 0.05; done
 port=$(cat "$work/port")
@@ -20,7 +30,7 @@ sys.stdin.read()
 sys.stderr.buffer.write("é".encode() * 199 + b"\xff\xfe" * 60)
 sys.exit(3)
 PY
-printf 'hi \xff there\nbad <|im_end|> line\nrun the tool\n' |
+printf 'hi \xff there\nbad <|im_end|> line\nrun the tool\ngo deep\n' |
   timeout 60 "$ocml" chat -d chatml --endpoint "http://127.0.0.1:$port" \
     --tool "bad_tool=python3 $work/bad_tool.py" --max-tool-calls 3 \
     >"$work/out" 2>"$work/err" && status=0 || status=$?
@@ -35,10 +45,11 @@ grep -qF "cannot be sent in chatml" "$work/err" || fail "the refused line was no
 grep -qF "37 calls past --max-tool-calls not run" "$work/err" || fail "the call cap"
 [[ $(grep -c '^\[tool\] running' "$work/err") == 3 ]] || fail "not 3 calls run"
 ! grep -q "type_error\|E-INTERNAL" "$work/err" || fail "an internal error"
+grep -qF "nested deeper than 1024" "$work/err" || fail "the deep call was not reported"
 python3 - "$work/requests.jsonl" <<'PY' || fail "requests"
 import json, sys
 reqs = [json.loads(l) for l in open(sys.argv[1])]
-assert len(reqs) == 3, len(reqs)
+assert len(reqs) == 4, len(reqs)
 assert "hi \ufffd there" in reqs[0]["prompt"], reqs[0]["prompt"]
 assert "<|im_end|> line" not in "".join(r["prompt"] for r in reqs), "the refused line was sent"
 last = reqs[2]["prompt"]
