@@ -38,11 +38,31 @@ TEST(Cli, UsageErrorsExitTwo) {
   EXPECT_EQ(run("frobnicate").code, 2);
 }
 
+// Plain role/content JSON is OpenAI chat JSON (issue 14): to harmony it gets gpt-oss's
+// preamble, as with --openai; --native renders the messages alone.
 TEST(Cli, RenderFromOpenAIJson) {
-  const auto r = run("render -d harmony --add-generation-prompt -",
-                     R"({"messages":[{"role":"user","content":"Hi"}]})");
+  const std::string in = R"({"messages":[{"role":"system","content":"Be brief."},)"
+                         R"({"role":"user","content":"2+2?"}]})";
+  const auto r = run("render -d harmony --add-generation-prompt --reasoning-effort high -", in);
   EXPECT_EQ(r.code, 0) << r.err;
-  EXPECT_EQ(r.out, "<|start|>user<|message|>Hi<|end|><|start|>assistant");
+  EXPECT_EQ(r.out, run("render -d harmony --add-generation-prompt --reasoning-effort high "
+                       "--openai -",
+                       in)
+                       .out);
+  EXPECT_EQ(r.out.rfind("<|start|>system<|message|>You are ChatGPT", 0), 0u) << r.out;
+  EXPECT_NE(r.out.find("Reasoning: high"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("<|start|>developer<|message|># Instructions\n\nBe brief.<|end|>"),
+            std::string::npos)
+      << r.out;
+  EXPECT_TRUE(r.out.ends_with("<|start|>user<|message|>2+2?<|end|><|start|>assistant"));
+  EXPECT_TRUE(r.err.empty()) << r.err;
+  const auto native = run("render -d harmony --add-generation-prompt --native -",
+                          R"({"messages":[{"role":"user","content":"Hi"}]})");
+  EXPECT_EQ(native.out, "<|start|>user<|message|>Hi<|end|><|start|>assistant");
+  // Native-only keys choose the native form without --native.
+  const auto keyed = run("render -d harmony --add-generation-prompt -",
+                         R"({"messages":[{"role":"user","content":"Hi","end":"end"}]})");
+  EXPECT_EQ(keyed.out, "<|start|>user<|message|>Hi<|end|><|start|>assistant");
 }
 
 TEST(Cli, RenderReportsBadJsonPosition) {

@@ -58,7 +58,7 @@ struct diagnostic {
   error_code code = error_code::success;
   severity level = severity::error;
   std::size_t offset = 0;  ///< Byte offset into the whole input.
-  std::size_t line = 1;    ///< 1-based line of `offset`.
+  std::size_t line = 1;    ///< 1-based line of `offset`; 0: no position (an engine, a file).
   std::size_t column = 1;  ///< 1-based byte column of `offset`.
   std::string message;     ///< Specific detail, e.g. "unknown role 'bot'".
 

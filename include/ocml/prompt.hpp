@@ -32,6 +32,11 @@ struct prompt_options {
   cost_function cost;  ///< Empty: bytes.
   /// Harmony: the generation role (and ocml-2.x); others ignore it.
   std::string generation_role = "assistant";
+  /// Harmony: a conversation without harmony's own system message (one in the OpenAI form,
+  /// as `ocml chat` holds it) gets gpt-oss's preamble first, as `ocml render` gives it:
+  /// the system message (identity, dates, `Reasoning:`, channels) and a developer message
+  /// with the instructions and the `functions` namespace of `conv.tools`.
+  std::string reasoning_effort;  ///< "low", "medium" or "high" (empty: harmony's default).
 };
 
 /// A prompt ready for an engine.

@@ -24,6 +24,7 @@
 #include <string_view>
 #include <vector>
 
+#include "ocml/dialect.hpp"
 #include "ocml/error.hpp"
 #include "ocml/generate.hpp"
 #include "ocml/model.hpp"
@@ -54,6 +55,12 @@ struct tool_reply {
   /// channel commentary, the envelope as JSON content. Renders in every dialect (those
   /// without call ids drop them with a warning).
   [[nodiscard]] message to_message() const;
+  /// The reply as a tool message in the form `d` defines: the envelope for OpenChatML 2.2;
+  /// for every other dialect the raw result, as its models were trained on it (a string
+  /// as it is, other JSON dumped), and `{"error": {"code": …, "message": …}}` for a failure.
+  ///
+  ///   conv.messages.push_back(reply.to_message(ocml::dialect::harmony));
+  [[nodiscard]] message to_message(dialect d) const;
 };
 
 /// What a running handler can ask about its call.

@@ -52,6 +52,9 @@ struct codec {
   /// Attribute keys the dialect's markup gives a meaning (PCML's name/id, 2.2's to/call_id…):
   /// an extra attribute by such a name is not written (it would be read back as structure).
   std::span<const std::string_view> reserved_keys = {};
+  /// Features the dialect does not hold but expresses otherwise, so their loss is not a
+  /// warning (harmony: call ids; its replies answer calls by name and order).
+  std::uint32_t defined_away = 0;
 };
 
 /// Every codec, in dialect enum order (checked at compile time in registry.cpp).

@@ -70,7 +70,7 @@ const std::vector<feature>& features() {
 std::vector<diagnostic> unrepresentable_features(const conversation& c, dialect d) {
   std::vector<diagnostic> out;
   for (const auto& f : features()) {
-    if ((codec_of(d).holds & f.bit) != 0) continue;
+    if (((codec_of(d).holds | codec_of(d).defined_away) & f.bit) != 0) continue;
     std::string where;
     if (f.in_conversation) {
       if (!f.in_conversation(c)) continue;

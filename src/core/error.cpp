@@ -53,10 +53,12 @@ void diagnostic::append_to(std::string& out) const {
   char digits[64];
   char* p = digits;
   *p++ = ' ';
-  p = std::to_chars(p, digits + 30, line).ptr;
-  *p++ = ':';
-  p = std::to_chars(p, digits + 62, column).ptr;
-  *p++ = ' ';
+  if (line != 0) {  // line 0: no position in any input (an engine, a file)
+    p = std::to_chars(p, digits + 30, line).ptr;
+    *p++ = ':';
+    p = std::to_chars(p, digits + 62, column).ptr;
+    *p++ = ' ';
+  }
   out.append(digits, p);
   if (level == severity::warning) out += "warning: ";
   if (message.empty()) {

@@ -272,24 +272,22 @@ result<conversation> from_native_json(const json& j) {
 }
 
 json_format detect_json_format(const json& j) {
-  if (!j.is_object() || !j.contains("messages") || !j["messages"].is_array()) {
-    return json_format::native;
-  }
+  // OpenAI chat JSON is the default: the native form is chosen only by keys that only it
+  // has (decision 34), never by the absence of OpenAI keys.
+  if (j.is_array()) return json_format::openai;  // a bare list of messages
+  if (!j.is_object()) return json_format::native;
+  if (j.contains("header") || j.contains("document")) return json_format::native;
+  if (!j.contains("messages") || !j["messages"].is_array()) return json_format::native;
   bool native = false;
-  bool openai = false;
   for (const auto& m : j["messages"]) {
     if (!m.is_object()) continue;
-    for (const char* k :
-         {"end", "call_id", "constrain", "intent", "extra", "recipient", "channel"}) {
+    for (const char* k : {"end", "call_id", "constrain", "intent", "extra", "recipient", "channel",
+                          "content_type", "reflection", "introspection", "flags"}) {
       if (m.contains(k)) native = true;
-    }
-    for (const char* k : {"tool_call_id", "reasoning_content", "thinking"}) {
-      if (m.contains(k)) openai = true;
     }
     if (auto tc = m.find("tool_calls"); tc != m.end() && tc->is_array()) {
       for (const auto& t : *tc) {
-        if (t.is_object() && t.contains("function")) openai = true;
-        if (t.is_object() && t.contains("name")) native = true;
+        if (t.is_object() && t.contains("name") && !t.contains("function")) native = true;
       }
     }
     if (auto c = m.find("content"); c != m.end() && c->is_array()) {
@@ -301,7 +299,7 @@ json_format detect_json_format(const json& j) {
       }
     }
   }
-  return openai && !native ? json_format::openai : json_format::native;
+  return native ? json_format::native : json_format::openai;
 }
 
 result<conversation> from_json(const json& j, json_format format) {

@@ -31,6 +31,30 @@ void split_endpoint(const std::string& url, std::string& origin, std::string& pa
 
 constexpr std::size_t kMaxErrorBody = 4096;
 
+// What went wrong, in words a user can act on.
+std::string cause(httplib::Error e) {
+  switch (e) {
+    case httplib::Error::Connection:
+      return "connection refused (is the engine running at that address?)";
+    case httplib::Error::ConnectionTimeout:
+      return "timed out connecting";
+    case httplib::Error::Read:
+      return "the engine went silent past the read timeout, or closed the connection";
+    case httplib::Error::Write:
+      return "the connection closed while sending the request";
+    default:
+      return httplib::to_string(e);
+  }
+}
+
+// An E-ENGINE error: it has no position in any input, and says so by printing none.
+diagnostic engine_error(std::string message) {
+  diagnostic d = make_error(error_code::engine, std::move(message));
+  d.line = 0;
+  d.column = 0;
+  return d;
+}
+
 std::string excerpt(std::string_view s) {
   constexpr std::size_t kMax = 300;
   std::string out(s.substr(0, kMax));
@@ -69,8 +93,7 @@ result<model_finish> http_model::complete(const model_request& request, const ch
   for (const auto& [k, v] : opt_.extra.items()) body[k] = v;
 
   httplib::Client client(origin_);
-  if (!client.is_valid())
-    return make_error(error_code::engine, "invalid endpoint " + opt_.endpoint);
+  if (!client.is_valid()) return engine_error("invalid endpoint " + opt_.endpoint);
   client.set_connection_timeout(opt_.connect_timeout);
   client.set_read_timeout(opt_.read_timeout);
 
@@ -160,23 +183,28 @@ result<model_finish> http_model::complete(const model_request& request, const ch
   running = false;
   if (watch.joinable()) watch.join();
   if (too_long) {
-    return make_error(error_code::limit_exceeded,
-                      "the response from " + origin_ + path_ + " exceeds max_response_bytes (" +
-                          std::to_string(opt_.max_response_bytes) + ")");
+    diagnostic d =
+        engine_error("the response from " + origin_ + path_ + " exceeds max_response_bytes (" +
+                     std::to_string(opt_.max_response_bytes) + ")");
+    d.code = error_code::limit_exceeded;
+    return d;
   }
   if (cancelled.load()) return finish;
   if (status != 0 && status != 200) {
-    return make_error(error_code::engine, "HTTP " + std::to_string(status) + " from " + origin_ +
-                                              path_ + ": " + error_text(error_body));
+    const char* what = status == 404   ? " (not found: is the endpoint's path right?)"
+                       : status == 401 ? " (refused: the API key)"
+                       : status == 429 ? " (too many requests)"
+                                       : "";
+    return engine_error("HTTP " + std::to_string(status) + what + " from " + origin_ + path_ +
+                        ": " + error_text(error_body));
   }
-  if (!failure.empty()) return make_error(error_code::engine, failure);
+  if (!failure.empty()) return engine_error(failure);
   if (!sent && !cancelled && !done && err != httplib::Error::Canceled) {
-    return make_error(error_code::engine,
-                      "cannot complete the request to " + origin_ + path_ + ": " + to_string(err));
+    return engine_error("cannot complete the request to " + origin_ + path_ + ": " + cause(err));
   }
   if (!finished && !done) {
-    return make_error(error_code::engine, "the stream from " + origin_ + path_ +
-                                              " ended without a finish reason or [DONE]");
+    return engine_error("the stream from " + origin_ + path_ +
+                        " ended without a finish reason or [DONE]");
   }
   if (!finished) finish.reason = engine_stop::eof;
   return finish;

@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "core/codec.hpp"
+#include "ocml/harmony.hpp"
 #include "ocml/render.hpp"
 
 namespace ocml {
@@ -98,10 +99,28 @@ std::size_t drop_finished_reasoning(conversation& conv) {
   return dropped;
 }
 
+namespace {
+
+// True when `c` already holds harmony's system message (rendered from harmony markup or
+// harmony JSON), so no preamble is added again.
+bool has_harmony_preamble(const conversation& c) {
+  return std::any_of(c.messages.begin(), c.messages.end(), [](const message& m) {
+    return m.role == role::system && m.content.find("# Valid channels:") != std::string::npos;
+  });
+}
+
+}  // namespace
+
 result<prompt> build_prompt(const conversation& conv, const prompt_options& options) {
   prompt p;
   p.stop = stop_sequences(options.dialect);
   conversation c = conv;
+  if (options.dialect == dialect::harmony && !has_harmony_preamble(c)) {
+    harmony::prompt_options po;
+    if (options.reasoning_effort == "low") po.system.effort = harmony::reasoning_effort::low;
+    if (options.reasoning_effort == "high") po.system.effort = harmony::reasoning_effort::high;
+    c = harmony::build_prompt(c, po);
+  }
   if (!options.keep_reasoning) p.dropped_reasoning = drop_finished_reasoning(c);
   const auto cost = [&options](std::string_view s) {
     return options.cost ? options.cost(s) : s.size();

@@ -95,6 +95,22 @@ json tool_reply::envelope() const {
   return j;
 }
 
+message tool_reply::to_message(dialect d) const {
+  message m = to_message();
+  if (d == dialect::ocml_2_2) return m;
+  if (!ok) {
+    m.content =
+        dump_json({{"error",
+                    {{"code", error ? std::string(error_name(error->code)) : "E-TOOL-FAILED"},
+                     {"message", error ? error->message : std::string()}}}});
+  } else if (content.is_string()) {
+    m.content = content.get<std::string>();
+  } else {
+    m.content = dump_json(content);
+  }
+  return m;
+}
+
 message tool_reply::to_message() const {
   message m;
   m.role = role::tool;

@@ -34,6 +34,19 @@ assert '14:05' in last, last
 assert "HIDDEN-ANALYSIS need" in reqs[1]["prompt"] or "harmony" not in sys.argv[2], "analysis of an unresolved call was dropped"
 for r in reqs:
     assert r["stream"] is True and r["skip_special_tokens"] is False
+# The first prompt declares every tool (issue 14), in the dialect's own way.
+first = reqs[0]["prompt"]
+for name in ("get_weather", "get_time"):
+    if "harmony" in sys.argv[2]:
+        assert "type %s = " % name in first, (name, first)
+    else:
+        assert '"name": "%s"' % name in first, (name, first)
+if "harmony" in sys.argv[2]:
+    for piece in ("<|start|>system<|message|>", "Reasoning: ", "# Valid channels: analysis, commentary, final",
+                  "<|start|>developer<|message|>", "namespace functions {"):
+        assert piece in first, (piece, first)
+# Tool results in the dialect's own form: the tool's raw output, not 2.2's envelope.
+assert '"ok":true' not in last and '"ok": true' not in last, last
 print("requests ok:", len(reqs))
 PY
 echo "ocml chat ($dialect): ok"

@@ -1,6 +1,7 @@
 #include "batch.hpp"
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <charconv>
 #include <cstring>
@@ -104,7 +105,9 @@ result<std::string> markup_of_line(std::string_view line) {
                     "a batch line must be a JSON string or {\"text\": ...}");
 }
 
-int run_lines(line_source& src, int out_fd, std::ostream& err, unsigned jobs, const line_fn& fn) {
+int run_lines(line_source& src, int out_fd, std::ostream& err, unsigned jobs, const line_fn& fn,
+              bool quiet) {
+  std::array<std::size_t, error_code_count> warned{};  // warnings per code
   jobs = std::max(1u, jobs);
   int rc = 0;
   std::size_t first_line = 1;
@@ -147,6 +150,10 @@ int run_lines(line_source& src, int out_fd, std::ostream& err, unsigned jobs, co
       const std::size_t n = first_line + i;
       const diagnostic* failure = nullptr;
       for (const auto& d : results[i].diagnostics) {
+        if (d.level == severity::warning) {
+          ++warned[static_cast<std::size_t>(d.code)];
+          if (quiet) continue;
+        }
         char prefix[40] = "line ";
         char* p = std::to_chars(prefix + 5, prefix + sizeof prefix - 2, n).ptr;
         *p++ = ':';
@@ -179,10 +186,14 @@ int run_lines(line_source& src, int out_fd, std::ostream& err, unsigned jobs, co
     err << errors;
     err.flush();
     if (!write_all(out_fd, iov)) {
-      err << "E-IO 0:0 cannot write the output: " << std::strerror(errno) << '\n';
+      err << "E-IO cannot write the output: " << std::strerror(errno) << '\n';
       return 1;
     }
     first_line += lines.size();
+  }
+  for (std::size_t c = 0; c < warned.size(); ++c) {
+    if (warned[c] == 0) continue;
+    err << "warnings: " << warned[c] << ' ' << error_name(static_cast<error_code>(c)) << '\n';
   }
   return rc;
 }

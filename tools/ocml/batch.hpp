@@ -53,8 +53,11 @@ using line_fn = std::function<void(const batch_line& line, line_result& r)>;
 
 /// Applies `fn` to every line of `src` with `jobs` threads; writes outputs in order to the
 /// file descriptor `out_fd` (gathered, without copying them into one buffer) and diagnostics
-/// ("line N: E-CODE l:c message") to `err`. Returns 1 if any line failed.
-int run_lines(line_source& src, int out_fd, std::ostream& err, unsigned jobs, const line_fn& fn);
+/// ("line N: E-CODE l:c message") to `err`, warnings only unless `quiet`; at the end one
+/// line per warning code with its count ("warnings: 12 E-RENDER-UNREPRESENTABLE"). Returns
+/// 1 if any line failed.
+int run_lines(line_source& src, int out_fd, std::ostream& err, unsigned jobs, const line_fn& fn,
+              bool quiet = false);
 
 /// The markup text of a batch input line: a JSON string, or an object with "text".
 [[nodiscard]] result<std::string> markup_of_line(std::string_view line);

@@ -39,17 +39,17 @@ bool read_tools_file(const std::string& path, std::vector<tool>& out) {
   input in;
   std::string err;
   if (!in.open(path, err)) {
-    std::cerr << "E-IO 0:0 " << err << '\n';
+    std::cerr << "E-IO " << err << '\n';
     return false;
   }
   auto j = detail::try_parse_json(in.bytes());
   if (!j) {
-    std::cerr << "E-JSON-INPUT 0:0 " << path << " is not JSON\n";
+    std::cerr << "E-JSON-INPUT " << path << " is not JSON\n";
     return false;
   }
   const json list = j->is_object() ? j->value("tools", json::array()) : *j;
   if (!detail::read_tools(list, out, err)) {
-    std::cerr << "E-JSON-INPUT 0:0 " << path << ": " << err << '\n';
+    std::cerr << "E-JSON-INPUT " << path << ": " << err << '\n';
     return false;
   }
   return true;
@@ -123,7 +123,10 @@ bool has_call_ids(dialect d) {
 bool run_turn(const chat_args& a, conversation& conv, model& engine, tool_router& router) {
   printer print(a.show_reasoning);
   for (unsigned round = 0; round < a.max_rounds; ++round) {
-    auto p = build_prompt(conv, {.dialect = a.dialect, .think = a.think, .budget = a.budget});
+    auto p = build_prompt(conv, {.dialect = a.dialect,
+                                 .think = a.think,
+                                 .budget = a.budget,
+                                 .reasoning_effort = a.reasoning_effort});
     if (!p) {
       std::cerr << p.error().to_string() << '\n';
       if (round == 0) {
@@ -217,7 +220,7 @@ bool run_turn(const chat_args& a, conversation& conv, model& engine, tool_router
         return pos(x.call_id) < pos(y.call_id);
       });
     }
-    for (const auto& r : replies) conv.messages.push_back(r.to_message());
+    for (const auto& r : replies) conv.messages.push_back(r.to_message(a.dialect));
   }
   print.end_turn();
   std::cerr << "ocml chat: no final answer after " << a.max_rounds << " rounds\n";

@@ -18,7 +18,8 @@ struct chat_args {
   std::string tools_file;          ///< OpenAI tools JSON (schemas, descriptions)
   std::string system;
   bool show_reasoning = false;
-  bool think = false;  ///< GabGPT think mode
+  bool think = false;            ///< GabGPT think mode
+  std::string reasoning_effort;  ///< harmony: low, medium, high (empty: harmony's default)
   std::size_t max_tokens = 0;
   std::size_t budget = 0;  ///< prompt budget in bytes (0: none)
   unsigned max_rounds = 8;

@@ -26,7 +26,7 @@ int run_chat_program(int argc, char** argv) {
     ::execv(sibling.c_str(), args.data());
   }
   ::execvp(program.c_str(), args.data());
-  std::cerr << "E-IO 0:0 cannot run " << program << ": " << std::strerror(errno) << '\n';
+  std::cerr << "E-IO cannot run " << program << ": " << std::strerror(errno) << '\n';
   return 2;
 }
 

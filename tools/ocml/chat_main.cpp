@@ -24,6 +24,9 @@ int main(int argc, char** argv) {
   app.add_flag("--think", ch.think, "GabGPT think mode");
   app.add_option("--max-tokens", ch.max_tokens, "token limit per generation");
   app.add_option("--budget", ch.budget, "prompt budget in bytes (oldest turns dropped)");
+  app.add_option("--reasoning-effort", ch.reasoning_effort,
+                 "harmony: the system message's Reasoning: line")
+      ->check(CLI::IsMember({"low", "medium", "high"}));
   app.add_option("--max-bytes", ch.max_bytes, "bytes of one completion at most")
       ->capture_default_str();
   app.add_option("--max-tool-calls", ch.max_tool_calls,

@@ -25,7 +25,10 @@ namespace ocml::cli {
 
 namespace {
 
+bool g_quiet = false;  // --quiet: no warnings
+
 void print_diag(const diagnostic& d, const std::string& prefix = {}) {
+  if (g_quiet && d.level == severity::warning) return;
   std::cerr << prefix << d.to_string() << '\n';
 }
 
@@ -67,8 +70,33 @@ bool feed_streaming(decoder& d, const std::string& file, std::size_t chunk) {
 bool open_input(input& in, const std::string& file) {
   std::string err;
   if (in.open(file, err)) return true;
-  std::cerr << "E-IO 0:0 " << err << '\n';
+  std::cerr << "E-IO " << err << '\n';
   return false;
+}
+
+// True when `text` may use a key only the native form has (detect_json_format's list,
+// spelled as a key): such input takes the general reader, which decides. A false alarm
+// (the spelling inside a string) only costs the general path.
+bool may_be_native(std::string_view text) {
+  static constexpr std::string_view keys[] = {
+      "\"end\"",      "\"call_id\"",        "\"constrain\"",        "\"intent\"",
+      "\"extra\"",    "\"recipient\"",      "\"channel\"",          "\"content_type\"",
+      "\"flags\"",    "\"reflection\"",     "\"introspection\"",    "\"header\"",
+      "\"document\"", "\"system_content\"", "\"developer_content\""};
+  for (const auto k : keys) {
+    for (auto p = text.find(k); p != std::string_view::npos; p = text.find(k, p + 1)) {
+      std::size_t q = p + k.size();
+      while (q < text.size() &&
+             (text[q] == ' ' || text[q] == '\t' || text[q] == '\n' || text[q] == '\r')) {
+        ++q;
+      }
+      if (q < text.size() && text[q] == ':') return true;
+      if (k == "\"system_content\"" || k == "\"developer_content\"") return true;
+    }
+  }
+  // A tool call written natively: {"id":…,"name":…} without "function".
+  return text.find("\"tool_calls\"") != std::string_view::npos &&
+         text.find("\"function\"") == std::string_view::npos;
 }
 
 json message_header_json(const message& m) {
@@ -121,17 +149,11 @@ line_result render_one(const render_args& a, std::string_view input) {
   // Hot path: plain OpenAI JSON read with simdjson straight into the grouped shape.
   json_format format = a.format;
   result<conversation> conv = make_error(error_code::invalid_json, "");
-  if (a.format == json_format::automatic || a.format == json_format::openai) {
+  const bool fast = a.format == json_format::openai ||
+                    (a.format == json_format::automatic && !may_be_native(input));
+  if (fast) {
     conv = detail::read_openai_text(input);
-    if (conv.ok() && format == json_format::automatic) {
-      // As detect_json_format: plain role/content JSON is native unless OpenAI keys appear.
-      const bool openai_keys =
-          std::any_of(conv->messages.begin(), conv->messages.end(), [](const message& m) {
-            return !m.tool_calls.empty() || !m.reasoning.empty() ||
-                   (m.role == role::tool && !m.call_id.empty());
-          });
-      format = openai_keys ? json_format::openai : json_format::native;
-    }
+    if (conv.ok()) format = json_format::openai;
     if (conv.ok()) {
       if (!uses_grouped_form(a.dialect)) *conv = split_form(*conv);
     }
@@ -176,15 +198,19 @@ void append_text_line(std::string& out, std::string_view text, bool known_valid_
 int batch(const batch_args& b, const std::string& file, const line_fn& fn) {
   if (file == "-" || file.empty()) {
     line_source src(std::cin);
-    return run_lines(src, STDOUT_FILENO, std::cerr, b.jobs, fn);
+    return run_lines(src, STDOUT_FILENO, std::cerr, b.jobs, fn, g_quiet);
   }
   input in;
   if (!open_input(in, file)) return 1;
   line_source src(in.bytes());
-  return run_lines(src, STDOUT_FILENO, std::cerr, b.jobs, fn);
+  return run_lines(src, STDOUT_FILENO, std::cerr, b.jobs, fn, g_quiet);
 }
 
 }  // namespace
+
+void set_quiet(bool quiet) {
+  g_quiet = quiet;
+}
 
 int run_render(const render_args& a) {
   if (a.batch.jsonl) {
@@ -440,7 +466,15 @@ int run_convert(const convert_args& a) {
 }
 
 int run_dialects() {
-  for (const auto& d : dialects()) std::cout << d.name << "\t" << d.summary << '\n';
+  for (const auto& d : dialects()) {
+    std::cout << d.name << '\t' << d.summary;
+    if (!d.aliases.empty()) {
+      std::cout << " (aliases:";
+      for (const auto alias : d.aliases) std::cout << ' ' << alias;
+      std::cout << ')';
+    }
+    std::cout << '\n';
+  }
   return 0;
 }
 

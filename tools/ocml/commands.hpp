@@ -53,6 +53,9 @@ struct view_args {
   std::string file = "-";
 };
 
+/// --quiet: warnings are not printed (a batch still ends with one count per warning code).
+void set_quiet(bool quiet);
+
 int run_render(const render_args& a);
 int run_parse(const parse_args& a);
 int run_stream(const parse_args& a);

@@ -23,7 +23,8 @@ void add_batch_flags(CLI::App* app, ocml::cli::batch_args& b) {
 void add_decoder_flags(CLI::App* app, ocml::decoder_options& o) {
   app->add_flag("--lenient", o.lenient, "recover from malformed model output (warnings)");
   app->add_flag("--completion", o.completion,
-                "input follows a prompt ending in <|start|>assistant");
+                "input is a completion: it follows the dialect's generation prompt "
+                "(<|start|>assistant, <|im_start|>assistant\\n, [AST], <|assistant|>, ...)");
 }
 
 }  // namespace
@@ -39,14 +40,17 @@ int main(int argc, char** argv) {
   ocml::cli::render_args ra;
   auto* render = app.add_subcommand("render", "render a JSON conversation to markup");
   add_dialect(render, ra.dialect);
-  auto* g = render->add_option_group("format", "input JSON shape (default: detected)");
+  auto* g = render->add_option_group(
+      "format",
+      "input JSON shape (default: OpenAI chat JSON; native when it has native-only keys)");
   bool f_openai = false, f_native = false, f_harmony = false;
   g->add_flag("--openai", f_openai, "OpenAI chat JSON");
   g->add_flag("--native", f_native, "ocml native JSON");
   g->add_flag("--harmony", f_harmony, "harmony's Conversation JSON");
   g->require_option(0, 1);
   render->add_flag("--add-generation-prompt", ra.add_generation_prompt,
-                   "append <|start|>assistant");
+                   "append the dialect's generation prompt (<|start|>assistant, "
+                   "<|im_start|>assistant\\n, [AST], <|assistant|>, ...)");
   render->add_flag("--training", ra.training, "training rendering (<|return|> at the end)");
   render->add_flag("--keep-analysis", ra.keep_analysis,
                    "harmony: keep analysis before a final answer");
@@ -122,12 +126,19 @@ int main(int argc, char** argv) {
 
   auto* list = app.add_subcommand("dialects", "list the dialects");
 
+  bool quiet = false;
+  for (auto* sub : {render, parse, stream, validate, view, conv}) {
+    sub->add_flag("-q,--quiet", quiet,
+                  "print no warnings (a batch still ends with one count per warning code)");
+  }
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     const int rc = app.exit(e);
     return rc == 0 ? 0 : 2;
   }
+  ocml::cli::set_quiet(quiet);
   if (f_openai) ra.format = ocml::json_format::openai;
   if (f_native) ra.format = ocml::json_format::native;
   if (f_harmony) ra.format = ocml::json_format::harmony;
@@ -141,7 +152,7 @@ int main(int argc, char** argv) {
     if (*conv) return ocml::cli::run_convert(ca);
     if (*list) return ocml::cli::run_dialects();
   } catch (const std::exception& e) {
-    std::cerr << "E-IO 0:0 internal error: " << e.what() << '\n';
+    std::cerr << "E-INTERNAL " << e.what() << '\n';
     return 1;
   }
   std::cerr << app.help();

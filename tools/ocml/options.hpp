@@ -16,7 +16,16 @@ inline void add_dialect_option(CLI::App* app, const std::string& name, ocml::dia
          name,
          [&d, name](const std::string& s) {
            auto p = ocml::parse_dialect(s);
-           if (!p) throw CLI::ValidationError(name, "unknown dialect '" + s + "'");
+           if (!p) {
+             // Say what would have been understood: every name with its aliases.
+             std::string known;
+             for (const auto& info : ocml::dialects()) {
+               known += known.empty() ? "" : ", ";
+               known += info.name;
+               for (const auto alias : info.aliases) known += "|" + std::string(alias);
+             }
+             throw CLI::ValidationError(name, "unknown dialect '" + s + "' (known: " + known + ")");
+           }
            d = *p;
          },
          help)

@@ -108,8 +108,12 @@ result<std::string> render_harmony(const conversation& c, const render_options& 
       out += m.constrain;
     }
     if (!err.empty()) return make_error(error_code::unrepresentable, err);
-    if (!m.call_id.empty()) warn_dropped(warnings, k, "call_id", "harmony");
-    if (!m.intent.empty()) warn_dropped(warnings, k, "intent", "harmony");
+    // Harmony has no call ids (replies answer calls by name and order) and writes a
+    // preamble as commentary text: dropping them loses nothing the user wrote, so neither
+    // is a warning (issue 14). Any other intent is.
+    if (!m.intent.empty() && m.intent != "preamble") {
+      warn_dropped(warnings, k, "intent", "harmony");
+    }
     if (!m.extra.empty()) warn_dropped(warnings, k, "extra header attributes", "harmony");
     out += "<|message|>";
     out += escape_body(m.content);
