@@ -146,3 +146,27 @@ TEST(Cli, PrepareGabgpt) {
 }
 
 }  // namespace
+
+namespace {
+
+// `--jsonl -` answers each line as soon as it is complete (issue 14): a co-process writes
+// a line, reads its answer, then writes the next, in order with -j 2 too.
+TEST(Cli, JsonlOnStdinAnswersEachLineWhileTheInputIsOpen) {
+  for (const char* args : {"render -d chatml --jsonl -", "render -d chatml --jsonl -j 2 -",
+                           "parse -d chatml --jsonl -"}) {
+    ocml::test::coprocess p(args);
+    const bool parse = std::string_view(args).starts_with("parse");
+    for (int i = 0; i < 3; ++i) {
+      const std::string n = std::to_string(i);
+      p.write(parse ? "\"<|im_start|>user\\nm" + n + "<|im_end|>\\n\"\n"
+                    : R"({"messages":[{"role":"user","content":"m)" + n + "\"}]}\n");
+      const auto line = p.read_line();
+      ASSERT_TRUE(line.has_value()) << args << ": no answer to line " << i;
+      EXPECT_NE(line->find("m" + n), std::string::npos) << *line;
+    }
+    p.close_input();
+    EXPECT_FALSE(p.read_line().has_value());
+  }
+}
+
+}  // namespace

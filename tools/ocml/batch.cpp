@@ -9,6 +9,7 @@
 #include <ostream>
 #include <thread>
 
+#include <poll.h>
 #include <sys/uio.h>
 #include <unistd.h>
 #include <cerrno>
@@ -67,18 +68,26 @@ bool line_source::next_block(std::vector<batch_line>& lines, std::size_t max_lin
   spans_.clear();
   std::size_t taken = 0;
   std::string_view text = bytes_;
-  if (in_ != nullptr) {
+  if (fd_ >= 0) {
     buffer_.erase(0, pos_);  // only the unread tail moves
     pos_ = 0;
     for (;;) {
       pos_ = cut_lines(buffer_, pos_, spans_, max_lines, max_bytes, taken);
       if (spans_.size() >= max_lines || taken >= max_bytes || eof_) break;
+      // With lines in hand, read on only while more bytes are already there: a writer
+      // that waits for an answer gets it now.
+      if (!spans_.empty()) {
+        pollfd p{fd_, POLLIN, 0};
+        if (::poll(&p, 1, 0) <= 0) break;
+      }
       const std::size_t had = buffer_.size();
       buffer_.resize(had + kReadSize);
-      in_->read(buffer_.data() + had, static_cast<std::streamsize>(kReadSize));
-      const auto got = static_cast<std::size_t>(in_->gcount());
-      buffer_.resize(had + got);
-      if (got == 0) eof_ = true;
+      ssize_t got = 0;
+      do {
+        got = ::read(fd_, buffer_.data() + had, kReadSize);
+      } while (got < 0 && errno == EINTR);
+      buffer_.resize(had + static_cast<std::size_t>(std::max<ssize_t>(got, 0)));
+      if (got <= 0) eof_ = true;
     }
     text = buffer_;
   } else {

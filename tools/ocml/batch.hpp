@@ -4,7 +4,7 @@
 
 #include <cstddef>
 #include <functional>
-#include <iosfwd>
+#include <iosfwd>  // std::ostream
 #include <string>
 #include <string_view>
 #include <vector>
@@ -31,8 +31,10 @@ class line_source {
  public:
   /// Lines of `bytes` (e.g. a mapped file), which must outlive the source.
   explicit line_source(std::string_view bytes) : bytes_(bytes) {}
-  /// Lines read from `in` as they are needed.
-  explicit line_source(std::istream& in) : in_(&in) {}
+  /// Lines read from the file descriptor `fd` (a pipe, say) as they are needed: a block
+  /// holds the complete lines already there, so a co-process gets each answer as soon as
+  /// its line is complete; a fast producer still fills whole blocks.
+  explicit line_source(int fd) : fd_(fd) {}
 
   /// Cuts the next block (at most `max_lines` lines, stopping once `max_bytes` are taken)
   /// into `lines`; the views stay valid until the next call. False when the input is done.
@@ -41,7 +43,7 @@ class line_source {
  private:
   std::string_view bytes_;
   std::size_t pos_ = 0;
-  std::istream* in_ = nullptr;
+  int fd_ = -1;
   std::string buffer_;
   bool eof_ = false;
   std::vector<std::pair<std::size_t, std::size_t>> spans_;

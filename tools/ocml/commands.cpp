@@ -197,7 +197,7 @@ void append_text_line(std::string& out, std::string_view text, bool known_valid_
 
 int batch(const batch_args& b, const std::string& file, const line_fn& fn) {
   if (file == "-" || file.empty()) {
-    line_source src(std::cin);
+    line_source src(STDIN_FILENO);
     return run_lines(src, STDOUT_FILENO, std::cerr, b.jobs, fn, g_quiet);
   }
   input in;
