@@ -170,3 +170,29 @@ TEST(Cli, JsonlOnStdinAnswersEachLineWhileTheInputIsOpen) {
 }
 
 }  // namespace
+
+namespace {
+
+// Per-line options in JSONL win over the command line's (issue 14): continue_final_message
+// and reasoning_effort here.
+TEST(Cli, PerLineOptionsInJsonl) {
+  const std::string in =
+      R"({"messages":[{"role":"user","content":"Hi"},{"role":"assistant","content":"Well,"}],)"
+      R"("continue_final_message":true})"
+      "\n"
+      R"({"messages":[{"role":"user","content":"Hi"}],"reasoning_effort":"high"})"
+      "\n";
+  const auto r = run("render -d harmony --jsonl -", in);
+  EXPECT_EQ(r.code, 0) << r.err;
+  std::istringstream out(r.out);
+  std::string line;
+  std::vector<std::string> texts;
+  while (std::getline(out, line)) texts.push_back(ocml::json::parse(line)["text"]);
+  ASSERT_EQ(texts.size(), 2u);
+  EXPECT_TRUE(texts[0].ends_with("<|channel|>final<|message|>Well,")) << texts[0];
+  EXPECT_NE(texts[1].find("Reasoning: high"), std::string::npos) << texts[1];
+  const auto chatml = run("render -d chatml --jsonl -", in);
+  EXPECT_NE(chatml.out.find("<|im_start|>assistant\\nWell,\"}"), std::string::npos) << chatml.out;
+}
+
+}  // namespace

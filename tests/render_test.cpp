@@ -199,3 +199,31 @@ TEST(HarmonyPrompt, HeaderSettingsPickEffortAndBuiltins) {
 }
 
 }  // namespace
+
+namespace {
+
+// continue_final_message (issue 14): the text ends right after the last assistant
+// message's content, and is a prefix of the full rendering, in every dialect.
+TEST(Render, ContinueFinalMessageInEveryDialect) {
+  ocml::conversation c;
+  c.messages.push_back({.role = ocml::role::user, .content = "Hi"});
+  c.messages.push_back({.role = ocml::role::assistant, .content = "Sure, the answer is "});
+  for (const auto& info : ocml::dialects()) {
+    const auto full = ocml::render(c, {.dialect = info.id});
+    const auto open = ocml::render(c, {.dialect = info.id, .continue_final_message = true});
+    ASSERT_TRUE(full.ok() && open.ok()) << info.name;
+    EXPECT_TRUE(open->ends_with("Sure, the answer is")) << info.name << ": " << *open;
+    EXPECT_EQ(full->rfind(*open, 0), 0u) << info.name;
+    EXPECT_LT(open->size(), full->size()) << info.name;
+  }
+  // Refused: with a generation prompt, or when the last message is not the assistant's.
+  EXPECT_FALSE(ocml::render(c, {.dialect = ocml::dialect::chatml,
+                                .add_generation_prompt = true,
+                                .continue_final_message = true})
+                   .ok());
+  c.messages.pop_back();
+  EXPECT_FALSE(
+      ocml::render(c, {.dialect = ocml::dialect::chatml, .continue_final_message = true}).ok());
+}
+
+}  // namespace

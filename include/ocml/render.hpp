@@ -30,6 +30,11 @@ struct render_options {
   /// OpenChatML 0.1: the base model's own BOS/EOS strings around a conversation.
   std::string bos = "[BOS]";
   std::string eos = "[EOS]";
+  /// Prefill: the text ends right after the last message's content (stripped of outer
+  /// white space), left open for the model to continue, as transformers'
+  /// `continue_final_message` does. The last message must be the assistant's and
+  /// `add_generation_prompt` unset (E-RENDER-UNREPRESENTABLE otherwise).
+  bool continue_final_message = false;
 };
 
 /// Renders a conversation. Content can never forge structure: text that spells a control

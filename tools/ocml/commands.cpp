@@ -116,31 +116,47 @@ namespace {
 // command line's. The JSON is read a second time only when one of the keys occurs in it.
 struct line_options {
   bool add_generation_prompt;
+  bool continue_final_message;
+  std::string reasoning_effort;
   bool enable_thinking = true;
+  /// Nothing but the defaults: the one-pass ChatML paths may take the line.
+  [[nodiscard]] bool plain() const { return !continue_final_message; }
 };
 line_options options_of(const render_args& a, std::string_view input) {
-  line_options lo{a.add_generation_prompt};
+  line_options lo{a.add_generation_prompt, a.continue_final_message, a.reasoning_effort};
   // memmem, not string_view::find: that one stops at every '"' of the line.
   const auto has = [&](std::string_view key) {
     return ::memmem(input.data(), input.size(), key.data(), key.size()) != nullptr;
   };
-  if (!has("\"add_generation_prompt\"") && !has("\"chat_template_kwargs\"")) return lo;
+  if (!has("\"add_generation_prompt\"") && !has("\"chat_template_kwargs\"") &&
+      !has("\"continue_final_message\"") && !has("\"reasoning_effort\"")) {
+    return lo;
+  }
   simdjson::dom::element doc;
   if (detail::parse_document(input).get(doc) != simdjson::SUCCESS || !doc.is_object()) return lo;
   bool b = false;
   if (doc["add_generation_prompt"].get(b) == simdjson::SUCCESS) lo.add_generation_prompt = b;
+  if (doc["continue_final_message"].get(b) == simdjson::SUCCESS) lo.continue_final_message = b;
   if (doc["chat_template_kwargs"]["enable_thinking"].get(b) == simdjson::SUCCESS) {
     lo.enable_thinking = b;
   }
+  std::string_view effort;
+  if (doc["reasoning_effort"].get(effort) == simdjson::SUCCESS) lo.reasoning_effort = effort;
   return lo;
+}
+
+// True when ChatML's one-pass readers may take `input`: OpenAI JSON to chatml.
+bool one_pass(const render_args& a, std::string_view input) {
+  return a.dialect == dialect::chatml &&
+         (a.format == json_format::openai ||
+          (a.format == json_format::automatic && !may_be_native(input)));
 }
 
 // Renders one JSON conversation; the text, or the diagnostics that explain why not.
 line_result render_one(const render_args& a, std::string_view input) {
   line_result r;
   const line_options lo = options_of(a, input);
-  if (a.dialect == dialect::chatml && a.format != json_format::harmony &&
-      a.format != json_format::native &&
+  if (one_pass(a, input) && lo.plain() &&
       detail::chatml::render_openai_text(input, lo.add_generation_prompt, r.output,
                                          r.diagnostics)) {
     return r;  // the one-pass path: OpenAI JSON straight to ChatML
@@ -168,14 +184,15 @@ line_result render_one(const render_args& a, std::string_view input) {
   if (a.dialect == dialect::harmony && format == json_format::openai) {
     // OpenAI chat JSON carries no harmony system message: build gpt-oss's preamble.
     harmony::prompt_options po;
-    if (a.reasoning_effort == "low") po.system.effort = harmony::reasoning_effort::low;
-    if (a.reasoning_effort == "high") po.system.effort = harmony::reasoning_effort::high;
+    if (lo.reasoning_effort == "low") po.system.effort = harmony::reasoning_effort::low;
+    if (lo.reasoning_effort == "high") po.system.effort = harmony::reasoning_effort::high;
     if (!a.current_date.empty()) po.system.conversation_start_date = a.current_date;
     *conv = harmony::build_prompt(*conv, po);
   }
   render_options o;
   o.dialect = a.dialect;
   o.add_generation_prompt = lo.add_generation_prompt;
+  o.continue_final_message = lo.continue_final_message;
   o.enable_thinking = lo.enable_thinking;
   o.training = a.training;
   o.drop_analysis = a.dialect == dialect::harmony && !a.keep_analysis;
@@ -215,12 +232,12 @@ void set_quiet(bool quiet) {
 int run_render(const render_args& a) {
   if (a.batch.jsonl) {
     return batch(a.batch, a.file, [&a](const batch_line& line, line_result& r) {
-      if (a.dialect == dialect::chatml && a.format != json_format::harmony &&
-          a.format != json_format::native) {
+      const line_options lo = options_of(a, line.text);
+      if (one_pass(a, line.text) && lo.plain()) {
         // The one-pass path: OpenAI JSON straight to the escaped output line.
         r.direct.raw("{\"text\":\"");
-        const bool agp = options_of(a, line.text).add_generation_prompt;
-        if (detail::chatml::render_openai_json_text(line.text, agp, r.direct, r.diagnostics)) {
+        if (detail::chatml::render_openai_json_text(line.text, lo.add_generation_prompt, r.direct,
+                                                    r.diagnostics)) {
           r.direct.raw("\"}");
           return;
         }

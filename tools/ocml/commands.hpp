@@ -21,6 +21,7 @@ struct render_args {
   ocml::dialect dialect = dialect::ocml_2_2;
   json_format format = json_format::automatic;
   bool add_generation_prompt = false;
+  bool continue_final_message = false;
   bool training = false;
   bool keep_analysis = false;
   std::string reasoning_effort = "medium";  ///< harmony prompt from OpenAI JSON

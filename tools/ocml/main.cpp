@@ -51,6 +51,8 @@ int main(int argc, char** argv) {
   render->add_flag("--add-generation-prompt", ra.add_generation_prompt,
                    "append the dialect's generation prompt (<|start|>assistant, "
                    "<|im_start|>assistant\\n, [AST], <|assistant|>, ...)");
+  render->add_flag("--continue-final-message", ra.continue_final_message,
+                   "prefill: end right after the last (assistant) message's content");
   render->add_flag("--training", ra.training, "training rendering (<|return|> at the end)");
   render->add_flag("--keep-analysis", ra.keep_analysis,
                    "harmony: keep analysis before a final answer");
