@@ -196,3 +196,36 @@ TEST(Cli, PerLineOptionsInJsonl) {
 }
 
 }  // namespace
+
+namespace {
+
+// Convert meaning, not markup (issue 14): harmony's preamble read back as instructions and
+// tools, so harmony -> chatml equals rendering the original conversation to chatml, and
+// `parse --openai` gives back the tools and the instructions.
+TEST(Cli, ConvertFromHarmonyKeepsInstructionsAndTools) {
+  const std::string conv =
+      R"({"messages":[{"role":"system","content":"Be brief."},{"role":"user","content":"Weather?"}],)"
+      R"("tools":[{"type":"function","function":{"name":"get_weather","description":"Get the weather.",)"
+      R"("parameters":{"type":"object","properties":{"city":{"type":"string","description":"City name"},)"
+      R"("unit":{"type":"string","enum":["c","f"]},"days":{"type":"number"},)"
+      R"("tags":{"type":"array","items":{"type":"string"}},)"
+      R"("where":{"type":"object","properties":{"lat":{"type":"number"},"lon":{"type":"number"}},)"
+      R"("required":["lat","lon"]}},"required":["city"]}}},)"
+      R"({"type":"function","function":{"name":"now","description":"Time now."}}]})";
+  const auto harmony = run("render -d harmony -", conv);
+  ASSERT_EQ(harmony.code, 0) << harmony.err;
+  for (const char* to : {"chatml", "qwen3", "pcml"}) {
+    const auto converted =
+        run(std::string("convert --from harmony --to ") + to + " -", harmony.out);
+    const auto direct = run(std::string("render -d ") + to + " -", conv);
+    EXPECT_EQ(converted.code, 0) << converted.err;
+    EXPECT_EQ(converted.out, direct.out) << to;
+  }
+  const auto parsed = run("parse -d harmony --openai -", harmony.out);
+  const auto j = ocml::json::parse(parsed.out);
+  const auto want = ocml::json::parse(conv);
+  EXPECT_EQ(j["tools"], want["tools"]);
+  EXPECT_EQ(j["messages"][0], want["messages"][0]);  // the instructions, as the system prompt
+}
+
+}  // namespace

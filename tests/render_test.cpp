@@ -227,3 +227,28 @@ TEST(Render, ContinueFinalMessageInEveryDialect) {
 }
 
 }  // namespace
+
+namespace {
+
+// continue_final_message finds the content where it stands, not its spelling in the markup
+// after it ("end" inside <|im_end|>, found by review).
+TEST(Render, ContinueFinalMessageWhoseContentSpellsMarkup) {
+  for (const std::string content : {"end", "im", "|>", "", "  "}) {
+    ocml::conversation c;
+    c.messages.push_back({.role = ocml::role::user, .content = "Hi"});
+    c.messages.push_back({.role = ocml::role::assistant, .content = content});
+    const auto chatml =
+        ocml::render(c, {.dialect = ocml::dialect::chatml, .continue_final_message = true});
+    ASSERT_TRUE(chatml.ok());
+    EXPECT_TRUE(chatml->ends_with(
+        "<|im_start|>assistant\n" +
+        std::string(content.find_first_not_of(' ') == std::string::npos ? "" : content)))
+        << "[" << content << "] " << *chatml;
+    const auto harmony =
+        ocml::render(c, {.dialect = ocml::dialect::harmony, .continue_final_message = true});
+    ASSERT_TRUE(harmony.ok());
+    EXPECT_FALSE(harmony->ends_with("<|end|>")) << *harmony;
+  }
+}
+
+}  // namespace

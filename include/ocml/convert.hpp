@@ -32,6 +32,14 @@ namespace ocml {
 /// Whether a dialect writes reasoning and tool calls inside messages (grouped shape).
 [[nodiscard]] bool uses_grouped_form(dialect d) noexcept;
 
+/// What `c`, parsed from dialect `from`, means without `from`'s own boilerplate: harmony's
+/// system and developer preamble becomes the instructions (a system message) and the
+/// `tools` it declares; other dialects' conversations come back as they are. convert()
+/// and `parse --openai` go through it, so they carry meaning, not markup.
+///
+///   auto plain = ocml::plain_meaning(parsed.conversation, ocml::dialect::harmony);
+[[nodiscard]] conversation plain_meaning(const conversation& c, dialect from);
+
 /// One warning per feature of `c` that dialect `d` cannot hold, naming the feature and
 /// the first message that uses it (E-RENDER-UNREPRESENTABLE, severity warning).
 ///

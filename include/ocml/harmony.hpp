@@ -83,6 +83,17 @@ struct prompt_options {
 ///                                     .add_generation_prompt = true});
 [[nodiscard]] conversation build_prompt(const conversation& c, const prompt_options& options);
 
+/// The inverse of build_prompt: a conversation that begins with harmony's system message
+/// (and a developer message) is read back as what the preamble says: the instructions as
+/// a system message, the `functions` namespace as `tools` (JSON Schema read from the
+/// TypeScript-like types harmony writes: objects, descriptions, optional keys, string
+/// enums, string, number, boolean, arrays, `| null`; a type it cannot read leaves the tool
+/// without parameters); the system message itself (identity, dates, effort, channels) is
+/// gpt-oss's own and is left out. Other conversations come back unchanged.
+///
+///   auto plain = ocml::harmony::read_prompt(ocml::parse(text, {.dialect = harmony}).conversation);
+[[nodiscard]] conversation read_prompt(const conversation& c);
+
 /// Reads harmony's own Conversation JSON (`{"messages":[...]}`, serde shape) into the core
 /// model; system_content and developer_content items become their rendered text.
 [[nodiscard]] result<conversation> from_conversation_json(const json& j);

@@ -55,6 +55,10 @@ struct codec {
   /// Features the dialect does not hold but expresses otherwise, so their loss is not a
   /// warning (harmony: call ids; its replies answer calls by name and order).
   std::uint32_t defined_away = 0;
+  /// Reads what the dialect's own preamble means back into plain fields (harmony: the
+  /// gpt-oss system and developer messages into instructions and tools); null: nothing to
+  /// read.
+  conversation (*read_preamble)(const conversation&) = nullptr;
 };
 
 /// Every codec, in dialect enum order (checked at compile time in registry.cpp).

@@ -67,6 +67,11 @@ const std::vector<feature>& features() {
 
 }  // namespace
 
+conversation plain_meaning(const conversation& c, dialect from) {
+  const auto read = codec_of(from).read_preamble;
+  return read != nullptr ? read(c) : c;
+}
+
 std::vector<diagnostic> unrepresentable_features(const conversation& c, dialect d) {
   std::vector<diagnostic> out;
   for (const auto& f : features()) {
@@ -112,6 +117,9 @@ convert_result convert(std::string_view text, const convert_options& options) {
   parse_result parsed = parse(text, {.dialect = options.from, .lenient = options.lenient});
   out.diagnostics = std::move(parsed.diagnostics);
   if (!parsed.ok()) return out;
+  if (options.to != options.from) {
+    parsed.conversation = plain_meaning(parsed.conversation, options.from);
+  }
   for (auto& w : unrepresentable_features(parsed.conversation, options.to)) {
     if (options.strict) {
       w.level = severity::error;

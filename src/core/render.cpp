@@ -28,12 +28,23 @@ result<std::string> render(const conversation& conv, const render_options& optio
   o.training = false;
   auto text = codec.render(conv, o, warnings);
   if (!text) return text;
+  // Where the final message's content begins: render once more with a marker in its place
+  // (the text before it is the same), so the search below starts inside the content and
+  // never finds its spelling in the markup after it (content "end" in "<|im_end|>").
+  static constexpr std::string_view kMarker = "OCMLCONTINUEFINALMESSAGEMARKER";
+  conversation marked = conv;
+  marked.messages.back().content = kMarker;
+  auto probe = codec.render(marked, o, nullptr);
+  const std::size_t begin = probe ? probe->find(kMarker) : std::string::npos;
+  if (begin == std::string::npos || text->compare(0, begin, *probe, 0, begin) != 0) {
+    return refused("the final message's place in the text cannot be found");
+  }
   std::string_view content = conv.messages.back().content;
   while (!content.empty() && detail::is_space(content.front())) content.remove_prefix(1);
   while (!content.empty() && detail::is_space(content.back())) content.remove_suffix(1);
   const std::string written =
       codec.family == "openchatml" ? escape_body(content) : std::string(content);
-  const std::size_t at = text->rfind(written);
+  const std::size_t at = text->find(written, begin);
   if (at == std::string::npos) return refused("the final message does not appear in the text");
   text->resize(at + written.size());
   return text;

@@ -9,6 +9,7 @@
 #include "dialects/openchatml/render_common.hpp"
 #include "dialects/pcml/pcml.hpp"
 #include "dialects/qwen3/qwen3.hpp"
+#include "ocml/harmony.hpp"
 
 namespace ocml::detail {
 
@@ -69,7 +70,8 @@ constexpr std::array<codec, dialect_count> kCodecs = {{
      render_split_family,
      make_openchatml_decoder,
      {},
-     f_call_ids},
+     f_call_ids,
+     harmony::read_prompt},
     {{dialect::chatml, "chatml",
       "Qwen2.5 ChatML with Hermes <tool_call>/<tool_response>, byte-compatible with its template",
       kChatmlAlias, chatml::kTokenNames, kStopImEnd},

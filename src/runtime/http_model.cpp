@@ -166,12 +166,14 @@ result<model_finish> http_model::complete(const model_request& request, const ch
   std::atomic<bool> running{true};
   std::thread watch;
   if (request.cancel != nullptr) {
+    if (request.cancel->cancelled()) return finish;  // cancelled before it was sent
     watch = std::thread([&] {
+      // stop() acts on a request in flight: it is repeated until the request has ended, so
+      // a cancellation that comes while the request is being set up is not lost.
       while (running.load()) {
         if (request.cancel->cancelled()) {
           cancelled = true;
           client.stop();
-          return;
         }
         std::this_thread::sleep_for(std::chrono::milliseconds(20));
       }

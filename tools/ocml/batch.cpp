@@ -133,13 +133,19 @@ int run_lines(line_source& src, int out_fd, std::ostream& err, unsigned jobs, co
         r.output.clear();
         r.direct.clear();
         r.diagnostics.clear();
+        r.internal = false;
         // Whatever escapes the work on one line is that line's error; the others go on.
+        // Recording it allocates: if that throws too, a flag (no allocation) says so.
         try {
-          fn(lines[i], r);
-        } catch (const std::exception& e) {
-          r.diagnostics.push_back(make_error(error_code::internal, e.what()));
+          try {
+            fn(lines[i], r);
+          } catch (const std::exception& e) {
+            r.diagnostics.push_back(make_error(error_code::internal, e.what()));
+          } catch (...) {
+            r.diagnostics.push_back(make_error(error_code::internal, "unknown exception"));
+          }
         } catch (...) {
-          r.diagnostics.push_back(make_error(error_code::internal, "unknown exception"));
+          r.internal = true;
         }
       }
     };
@@ -157,6 +163,10 @@ int run_lines(line_source& src, int out_fd, std::ostream& err, unsigned jobs, co
     errors.clear();
     for (std::size_t i = 0; i < lines.size(); ++i) {
       const std::size_t n = first_line + i;
+      if (results[i].internal) {
+        results[i].diagnostics.assign(
+            1, make_error(error_code::internal, "out of memory while reporting an error"));
+      }
       const diagnostic* failure = nullptr;
       for (const auto& d : results[i].diagnostics) {
         if (d.level == severity::warning) {

@@ -18,6 +18,9 @@ struct line_result {
   std::string output;                   ///< one JSON line (without the newline)
   detail::escaped_buffer direct;        ///< or the line written here by a fast path
   std::vector<diagnostic> diagnostics;  ///< errors make the line fail; warnings inform
+  /// The work on the line threw and even its error could not be recorded (out of memory):
+  /// the writer reports E-INTERNAL.
+  bool internal = false;
 };
 
 /// One input line.

@@ -156,7 +156,8 @@ bool run_turn(const chat_args& a, conversation& conv, model& engine, tool_router
       std::cerr << "ocml chat: the generation failed\n";
       return false;
     }
-    if (g.finish == finish_reason::length && g.text.size() >= a.max_bytes) {
+    // (within 3 bytes: the cut never splits a UTF-8 character)
+    if (g.finish == finish_reason::length && g.text.size() + 3 >= a.max_bytes) {
       print.end_turn();
       std::cerr << "E-LIMIT-EXCEEDED the completion reached --max-bytes (" << a.max_bytes
                 << "): cut off\n";

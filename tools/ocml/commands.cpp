@@ -270,7 +270,8 @@ int run_parse(const parse_args& a) {
       parse_result p = parse(*text, a.decoder);
       r.diagnostics = std::move(p.diagnostics);
       r.output =
-          dump_json(a.openai ? to_openai_json(p.conversation, oo) : to_native_json(p.conversation));
+          dump_json(a.openai ? to_openai_json(plain_meaning(p.conversation, a.decoder.dialect), oo)
+                             : to_native_json(p.conversation));
     });
   }
   input in;
@@ -280,12 +281,10 @@ int run_parse(const parse_args& a) {
   feed(d, in.bytes(), a.chunk);
   const parse_result r = c.take();
   for (const auto& diag : r.diagnostics) print_diag(diag);
-  const json out =
-      a.openai
-          ? to_openai_json(r.conversation, {.reasoning_key = a.decoder.dialect == dialect::ocml_2_0
-                                                                 ? "thinking"
-                                                                 : "reasoning_content"})
-          : to_native_json(r.conversation);
+  // The OpenAI form says what the conversation means (harmony's preamble as instructions
+  // and tools); the native form keeps every message as written.
+  const json out = a.openai ? to_openai_json(plain_meaning(r.conversation, a.decoder.dialect), oo)
+                            : to_native_json(r.conversation);
   std::cout << dump_json(out, 2) << '\n';
   return r.ok() ? 0 : 1;
 }

@@ -123,6 +123,10 @@ struct gathered {
   if (!spelled_token(side, kTurnTokens).empty()) return true;
   for (const auto& c : g.calls) {
     if (!spelled_token(c.name, kTurnTokens).empty()) return true;
+    // A control byte in a name is refused by the general path (the template's JSON).
+    for (const char ch : c.name) {
+      if (static_cast<unsigned char>(ch) < 0x20) return true;
+    }
   }
   return false;
 }

@@ -138,10 +138,20 @@ result<std::string> render(const conversation& c0, const render_options& o,
   std::string out = o.bos;
   // Tools a system message's own function lists already hold are written there, verbatim;
   // otherwise ocml appends its block to the first system message (or writes one).
+  // (The decoder reads each system message's lists as the conversation's tools, the last
+  // one's winning: lists in two system messages cannot be read back.)
   std::vector<tool> listed;
+  std::size_t with_lists = 0;
   for (const auto& m : c.messages) {
     if (m.role != role::system) continue;
-    for (auto& t : tools_in_function_lists(m.content)) listed.push_back(std::move(t));
+    auto tools = tools_in_function_lists(m.content);
+    if (tools.empty()) continue;
+    ++with_lists;
+    for (auto& t : tools) listed.push_back(std::move(t));
+  }
+  if (with_lists > 1) {
+    return make_error(error_code::unrepresentable,
+                      "function lists in two system messages cannot be read back");
   }
   if (!listed.empty() && !same_tools(listed, c.tools)) {
     return make_error(error_code::unrepresentable,

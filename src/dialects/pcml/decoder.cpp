@@ -64,9 +64,11 @@ class decoder_impl final : public stream_decoder, public token_stream::handler {
     em_.report(error_code::stream_truncated,
                opt_.lenient || opt_.completion ? severity::warning : severity::error, off,
                "input ended inside " + kTokens[open_tag_]);
-    if (st_ == state::call) {
-      em_.structure(call_off_);  // the <call> tag
-      em_.text_at(buf_, call_off_, call_pos_);
+    if (st_ == state::call) {  // a call cut short is text, its tag and separator included
+      const std::string& open = kTokens[call_open];
+      if (call_nl_) em_.text("\n", nl_off_);
+      em_.text_at(open + buf_, call_off_ - open.size(),
+                  {call_pos_.line, call_pos_.column - open.size()});
     }
     if (role_ == role::system) flush_system();
     if (st_ == state::tools) em_.skipped(off, "an unclosed <tools> block");
