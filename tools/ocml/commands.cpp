@@ -74,29 +74,50 @@ bool open_input(input& in, const std::string& file) {
   return false;
 }
 
-// True when `text` may use a key only the native form has (detect_json_format's list,
-// spelled as a key): such input takes the general reader, which decides. A false alarm
-// (the spelling inside a string) only costs the general path.
-bool may_be_native(std::string_view text) {
-  static constexpr std::string_view keys[] = {
-      "\"end\"",      "\"call_id\"",        "\"constrain\"",        "\"intent\"",
-      "\"extra\"",    "\"recipient\"",      "\"channel\"",          "\"content_type\"",
-      "\"flags\"",    "\"reflection\"",     "\"introspection\"",    "\"header\"",
-      "\"document\"", "\"system_content\"", "\"developer_content\""};
-  for (const auto k : keys) {
-    for (auto p = text.find(k); p != std::string_view::npos; p = text.find(k, p + 1)) {
-      std::size_t q = p + k.size();
-      while (q < text.size() &&
-             (text[q] == ' ' || text[q] == '\t' || text[q] == '\n' || text[q] == '\r')) {
-        ++q;
-      }
-      if (q < text.size() && text[q] == ':') return true;
-      if (k == "\"system_content\"" || k == "\"developer_content\"") return true;
+// What one pass over a JSON text's keys tells: whether it may be in the native form (a key
+// only that form has: detect_json_format's list), and whether it carries options beside
+// its messages (add_generation_prompt, …). One memchr pass over the ':' bytes, each
+// checked for a key just before it; a false alarm (the spelling inside a string) only
+// costs the general reader, which decides.
+struct key_scan {
+  bool native = false;
+  bool options = false;
+};
+key_scan scan_keys(std::string_view text) {
+  static constexpr std::string_view native_keys[] = {
+      "end",          "call_id", "constrain",  "intent",        "extra",  "recipient", "channel",
+      "content_type", "flags",   "reflection", "introspection", "header", "document"};
+  static constexpr std::string_view option_keys[] = {"add_generation_prompt",
+                                                     "chat_template_kwargs",
+                                                     "continue_final_message", "reasoning_effort"};
+  key_scan r;
+  bool tool_calls = false;
+  bool function = false;
+  const char* const begin = text.data();
+  const char* const end = begin + text.size();
+  for (const char* p = begin; (p = static_cast<const char*>(std::memchr(p, ':', end - p))); ++p) {
+    const char* q = p;
+    while (q > begin && (q[-1] == ' ' || q[-1] == '\t' || q[-1] == '\n' || q[-1] == '\r')) --q;
+    if (q == begin || q[-1] != '"') continue;
+    const char* k = q - 1;  // the key's closing quote
+    const char* open = k;
+    while (open > begin && open[-1] != '"' && k - open < 24) --open;
+    if (open == begin || open[-1] != '"') continue;
+    const std::string_view key(open, static_cast<std::size_t>(k - open));
+    for (const auto n : native_keys) r.native = r.native || key == n;
+    for (const auto n : option_keys) r.options = r.options || key == n;
+    tool_calls = tool_calls || key == "tool_calls";
+    function = function || key == "function";
+    if (key == "type") {  // harmony's own content parts: "type": "system_content", …
+      std::string_view value(p + 1, static_cast<std::size_t>(end - p - 1));
+      while (!value.empty() && value.front() == ' ') value.remove_prefix(1);
+      r.native = r.native || value.starts_with("\"system_content\"") ||
+                 value.starts_with("\"developer_content\"");
     }
   }
   // A tool call written natively: {"id":…,"name":…} without "function".
-  return text.find("\"tool_calls\"") != std::string_view::npos &&
-         text.find("\"function\"") == std::string_view::npos;
+  r.native = r.native || (tool_calls && !function);
+  return r;
 }
 
 json message_header_json(const message& m) {
@@ -122,16 +143,9 @@ struct line_options {
   /// Nothing but the defaults: the one-pass ChatML paths may take the line.
   [[nodiscard]] bool plain() const { return !continue_final_message; }
 };
-line_options options_of(const render_args& a, std::string_view input) {
+line_options options_of(const render_args& a, std::string_view input, const key_scan& keys) {
   line_options lo{a.add_generation_prompt, a.continue_final_message, a.reasoning_effort};
-  // memmem, not string_view::find: that one stops at every '"' of the line.
-  const auto has = [&](std::string_view key) {
-    return ::memmem(input.data(), input.size(), key.data(), key.size()) != nullptr;
-  };
-  if (!has("\"add_generation_prompt\"") && !has("\"chat_template_kwargs\"") &&
-      !has("\"continue_final_message\"") && !has("\"reasoning_effort\"")) {
-    return lo;
-  }
+  if (!keys.options) return lo;
   simdjson::dom::element doc;
   if (detail::parse_document(input).get(doc) != simdjson::SUCCESS || !doc.is_object()) return lo;
   bool b = false;
@@ -146,17 +160,16 @@ line_options options_of(const render_args& a, std::string_view input) {
 }
 
 // True when ChatML's one-pass readers may take `input`: OpenAI JSON to chatml.
-bool one_pass(const render_args& a, std::string_view input) {
+bool one_pass(const render_args& a, const key_scan& keys) {
   return a.dialect == dialect::chatml &&
-         (a.format == json_format::openai ||
-          (a.format == json_format::automatic && !may_be_native(input)));
+         (a.format == json_format::openai || (a.format == json_format::automatic && !keys.native));
 }
 
 // Renders one JSON conversation; the text, or the diagnostics that explain why not.
-line_result render_one(const render_args& a, std::string_view input) {
+line_result render_one(const render_args& a, std::string_view input, const key_scan& keys) {
   line_result r;
-  const line_options lo = options_of(a, input);
-  if (one_pass(a, input) && lo.plain() &&
+  const line_options lo = options_of(a, input, keys);
+  if (one_pass(a, keys) && lo.plain() &&
       detail::chatml::render_openai_text(input, lo.add_generation_prompt, r.output,
                                          r.diagnostics)) {
     return r;  // the one-pass path: OpenAI JSON straight to ChatML
@@ -165,8 +178,8 @@ line_result render_one(const render_args& a, std::string_view input) {
   // Hot path: plain OpenAI JSON read with simdjson straight into the grouped shape.
   json_format format = a.format;
   result<conversation> conv = make_error(error_code::invalid_json, "");
-  const bool fast = a.format == json_format::openai ||
-                    (a.format == json_format::automatic && !may_be_native(input));
+  const bool fast =
+      a.format == json_format::openai || (a.format == json_format::automatic && !keys.native);
   if (fast) {
     conv = detail::read_openai_text(input);
     if (conv.ok()) format = json_format::openai;
@@ -229,29 +242,49 @@ void set_quiet(bool quiet) {
   g_quiet = quiet;
 }
 
+namespace {
+
+// A batch line through ChatML's one-pass reader into its output line; false when the
+// reader declines it (the general path then answers).
+bool one_pass_line(std::string_view text, const line_options& lo, line_result& r) {
+  r.direct.raw("{\"text\":\"");
+  if (detail::chatml::render_openai_json_text(text, lo.add_generation_prompt, r.direct,
+                                              r.diagnostics)) {
+    r.direct.raw("\"}");
+    return true;
+  }
+  r.direct.clear();
+  r.diagnostics.clear();
+  return false;
+}
+
+}  // namespace
+
 int run_render(const render_args& a) {
   if (a.batch.jsonl) {
     return batch(a.batch, a.file, [&a](const batch_line& line, line_result& r) {
-      const line_options lo = options_of(a, line.text);
-      if (one_pass(a, line.text) && lo.plain()) {
-        // The one-pass path: OpenAI JSON straight to the escaped output line.
-        r.direct.raw("{\"text\":\"");
-        if (detail::chatml::render_openai_json_text(line.text, lo.add_generation_prompt, r.direct,
-                                                    r.diagnostics)) {
-          r.direct.raw("\"}");
-          return;
-        }
-        r.direct.clear();
-        r.diagnostics.clear();
+      if (a.dialect == dialect::chatml &&
+          (a.format == json_format::automatic || a.format == json_format::openai)) {
+        // The one-pass path: OpenAI JSON straight to the escaped output line. Its reader
+        // declines every key it does not know (the native form's too), so no key scan is
+        // needed first; only the two options ChatML heeds are looked for.
+        const auto has = [&line](std::string_view key) {
+          return ::memmem(line.text.data(), line.text.size(), key.data(), key.size()) != nullptr;
+        };
+        const line_options lo =
+            has("\"add_generation_prompt\"") || has("\"continue_final_message\"")
+                ? options_of(a, line.text, key_scan{.options = true})
+                : line_options{a.add_generation_prompt, a.continue_final_message, {}};
+        if (lo.plain() && one_pass_line(line.text, lo, r)) return;
       }
-      line_result one = render_one(a, line.text);
+      line_result one = render_one(a, line.text, scan_keys(line.text));
       r.diagnostics = std::move(one.diagnostics);
       append_text_line(r.output, one.output, true);  // rendered from JSON strings: valid UTF-8
     });
   }
   input in;
   if (!open_input(in, a.file)) return 1;
-  const line_result r = render_one(a, in.bytes());
+  const line_result r = render_one(a, in.bytes(), scan_keys(in.bytes()));
   for (const auto& d : r.diagnostics) print_diag(d);
   if (!any_error(r.diagnostics)) std::cout << r.output;
   return any_error(r.diagnostics) ? 1 : 0;

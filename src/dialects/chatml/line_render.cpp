@@ -203,6 +203,7 @@ bool read_line(std::string_view text, line_state& st) {
       has_messages = true;
       return read_messages(r, st);
     }
+    if (key == "header" || key == "document") return false;  // the native form's
     return key == "tools" ? read_tools(r, st) : r.skip();
   });
   return ok && has_messages && r.at_end();
