@@ -13,6 +13,11 @@ namespace ocml::harmony {
 
 enum class reasoning_effort : std::uint8_t { low, medium, high };
 
+/// "low", "medium" or "high" as a reasoning effort; nullopt for anything else.
+///
+///   ocml::harmony::parse_reasoning_effort("high") == ocml::harmony::reasoning_effort::high
+[[nodiscard]] std::optional<reasoning_effort> parse_reasoning_effort(std::string_view s) noexcept;
+
 /// One tool of a namespace (harmony `ToolDescription`).
 struct tool_description {
   std::string name;

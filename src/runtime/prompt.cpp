@@ -117,8 +117,7 @@ result<prompt> build_prompt(const conversation& conv, const prompt_options& opti
   conversation c = conv;
   if (options.dialect == dialect::harmony && !has_harmony_preamble(c)) {
     harmony::prompt_options po;
-    if (options.reasoning_effort == "low") po.system.effort = harmony::reasoning_effort::low;
-    if (options.reasoning_effort == "high") po.system.effort = harmony::reasoning_effort::high;
+    if (auto e = harmony::parse_reasoning_effort(options.reasoning_effort)) po.system.effort = e;
     c = harmony::build_prompt(c, po);
   }
   if (!options.keep_reasoning) p.dropped_reasoning = drop_finished_reasoning(c);

@@ -197,8 +197,7 @@ line_result render_one(const render_args& a, std::string_view input, const key_s
   if (a.dialect == dialect::harmony && format == json_format::openai) {
     // OpenAI chat JSON carries no harmony system message: build gpt-oss's preamble.
     harmony::prompt_options po;
-    if (lo.reasoning_effort == "low") po.system.effort = harmony::reasoning_effort::low;
-    if (lo.reasoning_effort == "high") po.system.effort = harmony::reasoning_effort::high;
+    if (auto e = harmony::parse_reasoning_effort(lo.reasoning_effort)) po.system.effort = e;
     if (!a.current_date.empty()) po.system.conversation_start_date = a.current_date;
     *conv = harmony::build_prompt(*conv, po);
   }

@@ -8,10 +8,7 @@ namespace {
 void apply_generation_settings(const json& gs, system_content& s) {
   if (!gs.is_object()) return;
   if (auto e = gs.find("reasoning_effort"); e != gs.end() && e->is_string()) {
-    const std::string v = *e;
-    if (v == "low") s.effort = reasoning_effort::low;
-    if (v == "medium") s.effort = reasoning_effort::medium;
-    if (v == "high") s.effort = reasoning_effort::high;
+    if (auto effort = parse_reasoning_effort(e->get_ref<const std::string&>())) s.effort = effort;
   }
   if (auto b = gs.find("builtin_tools"); b != gs.end() && b->is_array()) {
     for (const auto& name : *b) {
@@ -22,6 +19,13 @@ void apply_generation_settings(const json& gs, system_content& s) {
 }
 
 }  // namespace
+
+std::optional<reasoning_effort> parse_reasoning_effort(std::string_view s) noexcept {
+  if (s == "low") return reasoning_effort::low;
+  if (s == "medium") return reasoning_effort::medium;
+  if (s == "high") return reasoning_effort::high;
+  return std::nullopt;
+}
 
 conversation build_prompt(const conversation& c, const prompt_options& options) {
   system_content sys = options.system;

@@ -21,7 +21,7 @@ class reply_names {
     if (!m.name.empty()) return m.name;
     if (!m.call_id.empty()) {
       const auto it = by_id_.find(m.call_id);
-      return it == by_id_.end() ? std::string_view{} : std::string_view(it->second);
+      return it == by_id_.end() ? std::string_view{} : it->second;
     }
     const std::size_t block = k - replies_;  // where this run of replies began
     const std::size_t first = calls_end_ == block ? calls_begin_ : block;
@@ -35,13 +35,13 @@ class reply_names {
     if (m.role == role::assistant && !m.recipient.empty()) {
       if (calls_end_ != k) calls_begin_ = k;
       calls_end_ = k + 1;
-      if (!m.call_id.empty()) by_id_[m.call_id] = m.recipient;
+      if (!m.call_id.empty()) by_id_[m.call_id] = m.recipient;  // views into the messages
     }
   }
 
  private:
   const std::vector<const message*>& msgs_;
-  std::unordered_map<std::string, std::string> by_id_;
+  std::unordered_map<std::string_view, std::string_view> by_id_;
   std::size_t calls_begin_ = 0;
   std::size_t calls_end_ = static_cast<std::size_t>(-1);
   std::size_t replies_ = 0;  // tool replies right before the current message

@@ -61,8 +61,6 @@ std::string call_json(const tool_call& tc) {
   return python_json_dumps(o);
 }
 
-}  // namespace
-
 void warn(std::vector<diagnostic>* warnings, std::string text) {
   if (warnings == nullptr) return;
   diagnostic d = make_error(error_code::unrepresentable, std::move(text));
@@ -87,17 +85,20 @@ bool reads_as_open_metadata(std::string_view content) {
   return s.feed(content) == meta_scanner::status::ok && s.in_value();
 }
 
+}  // namespace
+
 result<std::string> render(const conversation& c0, const render_options& o,
                            std::vector<diagnostic>* warnings) {
   const conversation c = grouped_form(c0);
   std::string out;
   bool tools_done = c.tools.empty();
-  if (const auto tok = spelled_token(tools_json(c.tools), kTokenNames); !tok.empty()) {
+  const std::string tools_text = tools_json(c.tools);
+  if (const auto tok = spelled_token(tools_text, kTokenNames); !tok.empty()) {
     return make_error(error_code::unrepresentable, forged_field("tools", tok, "PCML"));
   }
   const auto tools_block = [&]() {
     tools_done = true;
-    return "\n<tools>" + tools_json(c.tools) + "</tools>";
+    return "\n<tools>" + tools_text + "</tools>";
   };
   if (!tools_done && (c.messages.empty() || c.messages[0].role != role::system)) {
     out += "[SYS]" + tools_block() + "[/SYS]";
