@@ -95,6 +95,12 @@ result<std::string> render_harmony(const conversation& c, const render_options& 
     }
     if (!m.content_type.empty()) {
       if (err.empty()) err = check_header_value("content type", m.content_type, k);
+      if (err.empty() && m.channel.empty()) {
+        // Harmony writes the type as a bare word, which only after a channel is a type:
+        // before <|message|> alone it would be read as a recipient (fuzz finding 28).
+        err = "message " + std::to_string(k) + ": content type '" + m.content_type +
+              "' needs a channel in harmony";
+      }
       if (err.empty() && m.content_type.find('=') != std::string::npos) {
         err = "message " + std::to_string(k) + ": content type '" + m.content_type +
               "' holds '=' (it would be read back as a header attribute)";
