@@ -95,7 +95,7 @@ TEST(Cli, ConvertReportsWhatTheTargetCannotHold) {
   const auto r = run("convert --from pcml --to chatml -", pcml);
   EXPECT_EQ(r.code, 0);
   EXPECT_NE(r.out.find("<|im_start|>user\nHi<|im_end|>"), std::string::npos);
-  EXPECT_NE(r.err.find("warning: message 0: chatml cannot hold author names (dropped)"),
+  EXPECT_NE(r.err.find("warning: messages[0]: chatml cannot hold author names (dropped)"),
             std::string::npos);
   const auto s = run("convert --from pcml --to chatml --strict -", pcml);
   EXPECT_EQ(s.code, 1);

@@ -105,8 +105,8 @@ TEST(Convert, WhatTheTargetCannotHoldIsNamedAndStrictFails) {
     messages.push_back(d.message);
   }
   EXPECT_EQ(messages,
-            (std::vector<std::string>{"message 0: chatml cannot hold author names (dropped)",
-                                      "message 1: chatml cannot hold reasoning (dropped)"}));
+            (std::vector<std::string>{"messages[0]: chatml cannot hold author names (dropped)",
+                                      "messages[1]: chatml cannot hold reasoning (dropped)"}));
   const auto strict =
       ocml::convert(pcml, {.from = dialect::pcml, .to = dialect::chatml, .strict = true});
   EXPECT_FALSE(strict.ok());

@@ -3,9 +3,11 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "ocml/error.hpp"
 #include "ocml/model.hpp"
+#include "ocml/render.hpp"
 
 namespace ocml {
 
@@ -66,6 +68,36 @@ struct openai_options {
 ///   auto c = ocml::read_conversation_json(R"({"messages": []})", f);
 [[nodiscard]] result<conversation> read_conversation_json(std::string_view text,
                                                           json_format& format);
+
+/// What render_json needs besides the JSON text.
+struct json_render_options {
+  ocml::render_options render;                  ///< dialect, generation prompt, prefill…
+  json_format format = json_format::automatic;  ///< automatic: OpenAI unless native-only keys
+  /// Harmony, OpenAI input: the gpt-oss preamble's `Reasoning:` ("low", "medium", "high").
+  /// The conversation's own `reasoning_effort` key wins; empty and absent: medium.
+  std::string reasoning_effort;
+  /// Harmony, OpenAI input: the preamble's `Current date:` (empty: no date line).
+  std::string current_date;
+};
+
+/// A rendered text, or why not, with every diagnostic pointing into the JSON input: its
+/// message begins with the input's JSON path (`messages[2].tool_calls[1].function.arguments:
+/// …` for OpenAI input) and it stands at that value's line:column.
+struct json_render_result {
+  std::string text;
+  std::vector<diagnostic> diagnostics;  ///< warnings, then the error if it failed
+  [[nodiscard]] bool ok() const noexcept;
+};
+
+/// Renders a conversation given as JSON text: the OpenAI chat form unless `format` (or a
+/// native-only key) says otherwise. For harmony, OpenAI input gets gpt-oss's system
+/// preamble and its instructions and tools as the developer message (build_prompt).
+///
+///   auto r = ocml::render_json(R"({"messages":[{"role":"user","content":"Hi"}]})",
+///                              {.render = {.dialect = ocml::dialect::chatml}});
+///   // r.text == "<|im_start|>system\nYou are Qwen, …<|im_end|>\n<|im_start|>user\nHi<|im_end|>\n"
+[[nodiscard]] json_render_result render_json(std::string_view json_text,
+                                             const json_render_options& options);
 
 /// Serializes JSON; invalid UTF-8 in strings is written as U+FFFD (never throws).
 [[nodiscard]] std::string dump_json(const json& j, int indent = -1);

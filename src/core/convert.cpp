@@ -1,8 +1,11 @@
 // Conversion between dialects and the feature table behind its warnings.
 #include <algorithm>
+#include <charconv>
 #include <functional>
 
 #include "core/codec.hpp"
+#include "core/line_tracker.hpp"
+#include "core/message_path.hpp"
 #include "ocml/convert.hpp"
 #include "ocml/render.hpp"
 
@@ -83,7 +86,7 @@ std::vector<diagnostic> unrepresentable_features(const conversation& c, dialect 
     } else {
       const auto it = std::find_if(c.messages.begin(), c.messages.end(), f.in_message);
       if (it == c.messages.end()) continue;
-      where = "message " + std::to_string(it - c.messages.begin());
+      where = message_path(static_cast<std::size_t>(it - c.messages.begin()));
     }
     diagnostic w =
         make_error(error_code::unrepresentable, where + ": " + std::string(dialect_name(d)) +
@@ -98,7 +101,7 @@ std::vector<diagnostic> unrepresentable_features(const conversation& c, dialect 
       if (std::find(reserved.begin(), reserved.end(), kv.first) == reserved.end()) continue;
       diagnostic w =
           make_error(error_code::unrepresentable,
-                     "message " + std::to_string(i) + ": extra attribute '" + kv.first + "' is " +
+                     message_path(i, "extra") + ": extra attribute '" + kv.first + "' is " +
                          std::string(dialect_name(d)) + "'s own key (dropped)");
       w.level = severity::warning;
       out.push_back(std::move(w));
@@ -112,15 +115,56 @@ bool convert_result::ok() const noexcept {
                       [](const diagnostic& d) { return d.level == severity::error; });
 }
 
+namespace {
+
+// Parses `text`, noting where each message's header was read (its message_begin event).
+parse_result parse_noting_starts(std::string_view text, const decoder_options& options,
+                                 std::vector<std::size_t>& starts) {
+  collector c;
+  decoder d(options, [&](const event& e) {
+    if (e.kind == event_kind::message_begin) starts.push_back(e.span.begin);
+    c(e);
+  });
+  d.push(text);
+  d.finish();
+  return c.take();
+}
+
+// A warning about "messages[K]…" of the meaning, which lacks the input's first `shift`
+// messages (a preamble read back), names message K + shift and stands where it begins.
+void place_at_message(diagnostic& d, std::string_view text, const std::vector<std::size_t>& starts,
+                      std::size_t shift) {
+  const std::string_view path = leading_path(d.message);
+  if (!path.starts_with("messages[")) return;
+  std::size_t k = 0;
+  const auto r = std::from_chars(path.data() + 9, path.data() + path.size(), k);
+  if (r.ec != std::errc{} || k + shift >= starts.size()) return;
+  k += shift;
+  d.message.replace(9, static_cast<std::size_t>(r.ptr - path.data()) - 9, std::to_string(k));
+  const position p = advance({}, text.substr(0, starts[k]));
+  d.offset = starts[k];
+  d.line = p.line;
+  d.column = p.column;
+}
+
+}  // namespace
+
 convert_result convert(std::string_view text, const convert_options& options) {
   convert_result out;
-  parse_result parsed = parse(text, {.dialect = options.from, .lenient = options.lenient});
+  std::vector<std::size_t> starts;
+  parse_result parsed =
+      parse_noting_starts(text, {.dialect = options.from, .lenient = options.lenient}, starts);
   out.diagnostics = std::move(parsed.diagnostics);
   if (!parsed.ok()) return out;
   if (options.to != options.from) {
     parsed.conversation = plain_meaning(parsed.conversation, options.from);
   }
+  // Reading a preamble back (harmony) takes the input's first messages into instructions
+  // and tools.
+  const std::size_t kept = parsed.conversation.messages.size();
+  const std::size_t shift = starts.size() > kept ? starts.size() - kept : 0;
   for (auto& w : unrepresentable_features(parsed.conversation, options.to)) {
+    place_at_message(w, text, starts, shift);
     if (options.strict) {
       w.level = severity::error;
       w.message.replace(w.message.rfind(" (dropped)"), 10, " (--strict)");

@@ -78,6 +78,7 @@ diagnostic make_error(error_code code, std::string message) {
   diagnostic d;
   d.code = code;
   d.level = severity::error;
+  d.line = 0;  // no position: rendering and JSON errors name a path in their message
   d.message = std::move(message);
   return d;
 }

@@ -1,7 +1,9 @@
 // ocml::render: the dialect's renderer, from the codec registry.
 #include "ocml/render.hpp"
 #include "core/codec.hpp"
+#include "core/message_path.hpp"
 #include "core/scan.hpp"
+#include "interchange/shape.hpp"
 
 namespace ocml {
 
@@ -11,11 +13,47 @@ diagnostic refused(const char* why) {
   return make_error(error_code::unrepresentable, std::string("continue_final_message: ") + why);
 }
 
+result<std::string> render_shaped(const detail::codec& codec, const conversation& conv,
+                                  const render_options& options, std::vector<diagnostic>* warnings);
+
 }  // namespace
 
 result<std::string> render(const conversation& conv, const render_options& options,
                            std::vector<diagnostic>* warnings) {
   const auto& codec = detail::codec_of(options.dialect);
+  // Reshape here, not in the renderer, so that diagnostics name the caller's messages.
+  detail::origin_map via_split;
+  detail::origin_map via_group;
+  conversation shaped;
+  const conversation* c = &conv;
+  if (codec.shape == detail::turn_shape::split && detail::has_embedded(conv)) {
+    shaped = detail::split_form(conv, &via_split);
+    c = &shaped;
+  } else if (codec.shape == detail::turn_shape::grouped && !detail::is_grouped(conv)) {
+    shaped = detail::grouped_form(conv, &via_split, &via_group);
+    c = &shaped;
+  }
+  const std::size_t before = warnings != nullptr ? warnings->size() : 0;
+  auto text = render_shaped(codec, *c, options, warnings);
+  if (c == &conv) return text;
+  const auto back = [&](diagnostic& d) {
+    detail::relocate(d, via_group);
+    detail::relocate(d, via_split);
+  };
+  if (warnings != nullptr) {
+    for (std::size_t i = before; i < warnings->size(); ++i) back((*warnings)[i]);
+  }
+  if (text) return text;
+  diagnostic d = text.error();
+  back(d);
+  return d;
+}
+
+namespace {
+
+result<std::string> render_shaped(const detail::codec& codec, const conversation& conv,
+                                  const render_options& options,
+                                  std::vector<diagnostic>* warnings) {
   if (!options.continue_final_message) return codec.render(conv, options, warnings);
   // As transformers: render the whole conversation, then cut after the last occurrence of
   // the final message's content (in its written form: the 2.x family escapes it).
@@ -49,5 +87,7 @@ result<std::string> render(const conversation& conv, const render_options& optio
   text->resize(at + written.size());
   return text;
 }
+
+}  // namespace
 
 }  // namespace ocml

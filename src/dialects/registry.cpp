@@ -60,7 +60,9 @@ constexpr std::array<codec, dialect_count> kCodecs = {{
      turn_shape::split,
      kAll2x | f_document_header,
      render_split_family,
-     make_openchatml_decoder},
+     make_openchatml_decoder,
+     {},
+     f_call_ids},
     {{dialect::harmony, "harmony",
       "HIP-1 / gpt-oss harmony, byte-compatible with openai/harmony rendering", kHarmonyAlias,
       kHarmonyTokens, kStop2x},
@@ -81,7 +83,9 @@ constexpr std::array<codec, dialect_count> kCodecs = {{
      chatml::render,
      [](decoder_options o, decoder::sink s) {
        return chatml::make_decoder(std::move(o), std::move(s));
-     }},
+     },
+     {},
+     f_call_ids},
     {{dialect::pcml, "pcml",
       "Pawlette Chat Markup Language: [SYS]/[USR]/[AST]/[OBS], <think>, <call>, <end>", kNoAlias,
       pcml::kTokenNames, kStopPcml},
@@ -98,7 +102,9 @@ constexpr std::array<codec, dialect_count> kCodecs = {{
      turn_shape::grouped,
      f_reasoning,
      gabgpt::render,
-     gabgpt::make_decoder},
+     gabgpt::make_decoder,
+     {},
+     f_call_ids},
     {{dialect::ocml_0_1, "ocml-0.1",
       "OpenChatML 0.1: [BOS]/[EOS], <|im_start|>, thought blocks, functions, FIM, multi-file",
       k01Alias, ocml01::kFixedTokenNames, kStopImEnd},
@@ -107,7 +113,9 @@ constexpr std::array<codec, dialect_count> kCodecs = {{
      f_system | f_tool_replies | f_tool_calls | f_author_names | f_reasoning | f_thought_blocks |
          f_thought_flags | f_tool_definitions | f_documents,
      ocml01::render,
-     ocml01::make_decoder},
+     ocml01::make_decoder,
+     {},
+     f_call_ids},
     {{dialect::qwen3, "qwen3",
       "Qwen3 ChatML with Hermes tool calls and <think> reasoning, byte-compatible with its "
       "template",
@@ -116,7 +124,9 @@ constexpr std::array<codec, dialect_count> kCodecs = {{
      turn_shape::grouped,
      f_system | f_tool_replies | f_tool_calls | f_reasoning | f_tool_definitions,
      qwen3::render,
-     qwen3::make_decoder},
+     qwen3::make_decoder,
+     {},
+     f_call_ids},
 }};
 
 constexpr bool in_enum_order() {

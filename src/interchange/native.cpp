@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "core/line_tracker.hpp"
+#include "interchange/json_input.hpp"
 #include "interchange/json_path.hpp"
 #include "interchange/json_util.hpp"
 #include "ocml/harmony.hpp"
@@ -368,11 +369,15 @@ result<json> parse_json_text(std::string_view text, std::size_t max_depth) {
   }
 }
 
-result<conversation> read_conversation_json(std::string_view text, json_format& format) {
+namespace {
+
+result<conversation> read_json(std::string_view text, json_format& format, bool as_written) {
   auto j = parse_json_text(text);
   if (!j) return j.error();
   if (format == json_format::automatic) format = detect_json_format(*j);
-  auto c = from_json(*j, format);
+  auto c = as_written && format == json_format::openai
+               ? detail::read_openai_grouped(j->is_array() ? json{{"messages", *j}} : *j)
+               : from_json(*j, format);
   if (c) return c;
   diagnostic d = c.error();
   const std::string_view path = detail::leading_json_path(d.message);
@@ -380,6 +385,28 @@ result<conversation> read_conversation_json(std::string_view text, json_format& 
     d = error_at(d.code, text, *at, d.message);
   }
   return d;
+}
+
+}  // namespace
+
+result<conversation> read_conversation_json(std::string_view text, json_format& format) {
+  return read_json(text, format, false);
+}
+
+result<conversation> detail::read_conversation_as_written(std::string_view text,
+                                                          json_format& format) {
+  return read_json(text, format, true);
+}
+
+void detail::place_at_path(diagnostic& d, std::string_view text) {
+  const std::string_view path = leading_path(d.message);
+  if (path.empty()) return;
+  if (const auto at = json_path_offset(text, path)) {
+    const diagnostic placed = error_at(d.code, text, *at, d.message);
+    d.offset = placed.offset;
+    d.line = placed.line;
+    d.column = placed.column;
+  }
 }
 
 std::string dump_json(const json& j, int indent) {

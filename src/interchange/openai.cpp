@@ -1,4 +1,5 @@
 // The OpenAI chat projection, both directions (the grouped shape as JSON).
+#include "interchange/json_input.hpp"
 #include "interchange/json_util.hpp"
 #include "ocml/convert.hpp"
 #include "ocml/json.hpp"

@@ -3,6 +3,7 @@
 #include <map>
 
 #include "core/codec.hpp"
+#include "interchange/shape.hpp"
 #include "ocml/convert.hpp"
 #include "ocml/model.hpp"
 
@@ -17,8 +18,17 @@ std::string recipient_of(const std::string& name) {
   return name.find('.') != std::string::npos ? name : "functions." + name;
 }
 
-void expand(const message& m, std::vector<message>& out) {
+using detail::message_origin;
+using piece = message_origin::piece;
+
+void note(detail::origin_map* origins, piece kind, std::size_t i, std::size_t call = 0) {
+  if (origins != nullptr) origins->push_back({.kind = kind, .message = i, .call = call});
+}
+
+void expand(const message& m, std::vector<message>& out, std::size_t i,
+            detail::origin_map* origins) {
   if (!m.reasoning.empty()) {
+    note(origins, piece::reasoning, i);
     message a;
     a.role = role::assistant;
     a.channel = "analysis";
@@ -38,9 +48,12 @@ void expand(const message& m, std::vector<message>& out) {
     } else if (f.channel.empty()) {
       f.channel = "final";
     }
+    note(origins, piece::whole, i);
     out.push_back(std::move(f));
   }
-  for (const auto& tc : m.tool_calls) {
+  for (std::size_t j = 0; j < m.tool_calls.size(); ++j) {
+    const tool_call& tc = m.tool_calls[j];
+    note(origins, piece::call, i, j);
     message c;
     c.role = role::assistant;
     c.channel = "commentary";
@@ -60,15 +73,21 @@ bool uses_grouped_form(dialect d) noexcept {
 }
 
 conversation split_form(const conversation& c) {
+  return detail::split_form(c, nullptr);
+}
+
+conversation detail::split_form(const conversation& c, origin_map* origins) {
   conversation out;
   out.header = c.header;
   out.tools = c.tools;
   out.document = c.document;
-  for (const auto& m : c.messages) {
+  for (std::size_t i = 0; i < c.messages.size(); ++i) {
+    const message& m = c.messages[i];
     if (m.role == role::assistant && (!m.reasoning.empty() || !m.tool_calls.empty())) {
-      expand(m, out.messages);
+      expand(m, out.messages, i, origins);
       continue;
     }
+    note(origins, piece::whole, i);
     message x = m;
     if (x.role == role::tool) {
       if (!x.name.empty() && x.name.find('.') == std::string::npos) x.name = "functions." + x.name;
@@ -80,32 +99,41 @@ conversation split_form(const conversation& c) {
   return out;
 }
 
-namespace {
-bool is_grouped(const conversation& c) {
+bool detail::is_grouped(const conversation& c) {
   return std::all_of(c.messages.begin(), c.messages.end(), [](const message& m) {
     return m.role != role::assistant || (m.recipient.empty() && m.effective_channel() == "final");
   });
 }
-}  // namespace
+
+bool detail::has_embedded(const conversation& c) {
+  return std::any_of(c.messages.begin(), c.messages.end(), [](const message& m) {
+    return !m.reasoning.empty() || !m.tool_calls.empty();
+  });
+}
 
 const conversation& as_grouped(const conversation& c, conversation& storage) {
   // Grouped already (the OpenAI reader's "final" channels are the grouped default): no copy.
   // The grouped-form renderers (ChatML, Qwen3) do not read channels.
-  if (is_grouped(c)) return c;
+  if (detail::is_grouped(c)) return c;
   storage = grouped_form(c);
   return storage;
 }
 
 conversation grouped_form(const conversation& c) {
+  return detail::grouped_form(c, nullptr, nullptr);
+}
+
+conversation detail::grouped_form(const conversation& c, origin_map* via_split,
+                                  origin_map* via_group) {
   // Already grouped (nothing written the 2.x way): keep it exactly, channels aside.
-  if (is_grouped(c)) {
+  if (detail::is_grouped(c)) {
     conversation out = c;
     for (auto& m : out.messages) {
       if (m.channel == "final" || m.role != role::assistant) m.channel.clear();
     }
     return out;
   }
-  const conversation s = split_form(c);
+  const conversation s = detail::split_form(c, via_split);
   conversation out;
   out.header = c.header;
   out.tools = c.tools;
@@ -113,8 +141,11 @@ conversation grouped_form(const conversation& c) {
   message g;
   bool open = false;
   bool has_content = false;
+  message_origin from;  // where g's pieces came from in `s`
   const auto flush = [&]() {
     if (!open) return;
+    if (via_group != nullptr) via_group->push_back(std::move(from));
+    from = message_origin{};
     out.messages.push_back(std::move(g));
     g = message{};
     g.role = role::assistant;
@@ -122,9 +153,11 @@ conversation grouped_form(const conversation& c) {
     has_content = false;
   };
   g.role = role::assistant;
-  for (const auto& m : s.messages) {
+  for (std::size_t k = 0; k < s.messages.size(); ++k) {
+    const message& m = s.messages[k];
     if (m.role != role::assistant) {
       flush();
+      if (via_group != nullptr) via_group->push_back({.message = k});
       message x = m;
       x.channel.clear();
       if (x.role == role::tool) {
@@ -138,10 +171,13 @@ conversation grouped_form(const conversation& c) {
     // the next message (a call ends the turn in 2.x and harmony too).
     const recipient_kind t = classify_recipient(m.recipient);
     if (t != recipient_kind::function && !g.tool_calls.empty()) flush();
+    if (!open) from.message = k;
     open = true;
     if (t == recipient_kind::function) {
+      from.calls.push_back(k);
       g.tool_calls.push_back({m.call_id, function_name(m.recipient), m.content});
     } else if (t == recipient_kind::builtin || m.effective_channel() == "analysis") {
+      if (from.reasoning < 0) from.reasoning = static_cast<std::ptrdiff_t>(k);
       if (!g.reasoning.empty()) g.reasoning += "\n";
       g.reasoning += m.content;
     } else {

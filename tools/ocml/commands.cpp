@@ -11,6 +11,7 @@
 
 #include "batch.hpp"
 #include "dialects/chatml/chatml.hpp"
+#include "interchange/json_input.hpp"
 #include "interchange/json_util.hpp"
 #include "interchange/simd_json.hpp"
 #include "io.hpp"
@@ -35,6 +36,15 @@ void print_diag(const diagnostic& d, const std::string& prefix = {}) {
 bool any_error(const std::vector<diagnostic>& ds) {
   return std::any_of(ds.begin(), ds.end(),
                      [](const diagnostic& d) { return d.level == severity::error; });
+}
+
+// The one-pass ChatML paths' warnings ("messages[1].reasoning: …") named as the OpenAI
+// input writes them and placed at their line:column in it.
+void locate(std::vector<diagnostic>& ds, std::string_view input) {
+  for (auto& d : ds) {
+    detail::to_openai_path(d);
+    detail::place_at_path(d, input);
+  }
 }
 
 // Pushes `bytes` to a decoder `chunk` bytes at a time (all at once when 0).
@@ -172,48 +182,23 @@ line_result render_one(const render_args& a, std::string_view input, const key_s
   if (one_pass(a, keys) && lo.plain() &&
       detail::chatml::render_openai_text(input, lo.add_generation_prompt, r.output,
                                          r.diagnostics)) {
+    locate(r.diagnostics, input);
     return r;  // the one-pass path: OpenAI JSON straight to ChatML
   }
   r.diagnostics.clear();
-  // Hot path: plain OpenAI JSON read with simdjson straight into the grouped shape.
-  json_format format = a.format;
-  result<conversation> conv = make_error(error_code::invalid_json, "");
-  const bool fast =
-      a.format == json_format::openai || (a.format == json_format::automatic && !keys.native);
-  if (fast) {
-    conv = detail::read_openai_text(input);
-    if (conv.ok()) format = json_format::openai;
-    if (conv.ok()) {
-      if (!uses_grouped_form(a.dialect)) *conv = split_form(*conv);
-    }
-  }
-  if (!conv.ok()) {
-    conv = read_conversation_json(input, format);
-    if (!conv) {
-      r.diagnostics.push_back(conv.error());
-      return r;
-    }
-  }
-  if (a.dialect == dialect::harmony && format == json_format::openai) {
-    // OpenAI chat JSON carries no harmony system message: build gpt-oss's preamble.
-    harmony::prompt_options po;
-    if (auto e = harmony::parse_reasoning_effort(lo.reasoning_effort)) po.system.effort = e;
-    if (!a.current_date.empty()) po.system.conversation_start_date = a.current_date;
-    *conv = harmony::build_prompt(*conv, po);
-  }
-  render_options o;
-  o.dialect = a.dialect;
-  o.add_generation_prompt = lo.add_generation_prompt;
-  o.continue_final_message = lo.continue_final_message;
-  o.enable_thinking = lo.enable_thinking;
-  o.training = a.training;
-  o.drop_analysis = a.dialect == dialect::harmony && !a.keep_analysis;
-  auto text = render(*conv, o, &r.diagnostics);
-  if (!text) {
-    r.diagnostics.push_back(text.error());
-    return r;
-  }
-  r.output = std::move(*text);
+  json_render_options jo;
+  jo.format = a.format == json_format::automatic && !keys.native ? json_format::openai : a.format;
+  jo.reasoning_effort = lo.reasoning_effort;
+  jo.current_date = a.current_date;
+  jo.render.dialect = a.dialect;
+  jo.render.add_generation_prompt = lo.add_generation_prompt;
+  jo.render.continue_final_message = lo.continue_final_message;
+  jo.render.enable_thinking = lo.enable_thinking;
+  jo.render.training = a.training;
+  jo.render.drop_analysis = a.dialect == dialect::harmony && !a.keep_analysis;
+  json_render_result j = render_json(input, jo);
+  r.output = std::move(j.text);
+  r.diagnostics = std::move(j.diagnostics);
   return r;
 }
 
@@ -249,6 +234,7 @@ bool one_pass_line(std::string_view text, const line_options& lo, line_result& r
   r.direct.raw("{\"text\":\"");
   if (detail::chatml::render_openai_json_text(text, lo.add_generation_prompt, r.direct,
                                               r.diagnostics)) {
+    locate(r.diagnostics, text);
     r.direct.raw("\"}");
     return true;
   }

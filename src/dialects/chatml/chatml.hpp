@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/message_path.hpp"
 #include "core/stream_decoder.hpp"
 #include "interchange/simd_json.hpp"
 #include "ocml/render.hpp"
@@ -61,18 +62,18 @@ void write_tool(const tool& t, std::string& out);
 /// Appends `<tool_call>\n{"name": …, "arguments": …}\n</tool_call>` (arguments in Python's
 /// json.dumps spelling); the error when the name would break the JSON.
 [[nodiscard]] std::optional<diagnostic> write_call(const tool_call& tc, std::size_t i,
-                                                   std::string& out,
+                                                   std::size_t j, std::string& out,
                                                    std::vector<diagnostic>* warnings);
 /// Appends tool reply `i` as a `<tool_response>` block, opening and closing the user turn
 /// that holds a run of replies.
 void write_reply(const std::vector<message>& ms, std::size_t i, std::string& out);
 
 /// The warnings both renderers give for what ChatML drops.
-[[nodiscard]] diagnostic dropped(std::size_t message, std::string_view what,
+/// "messages[MESSAGE].FIELD: WHO cannot hold WHAT (dropped)".
+[[nodiscard]] diagnostic dropped(std::size_t message, std::string_view field, std::string_view what,
                                  std::string_view who = "ChatML (Qwen2.5)");
 [[nodiscard]] diagnostic dropped_developer(std::size_t message,
                                            std::string_view who = "ChatML (Qwen2.5)");
-[[nodiscard]] diagnostic dropped_ids_warning();
 
 result<std::string> render(const conversation& c, const render_options& o,
                            std::vector<diagnostic>* warnings);

@@ -34,8 +34,6 @@ bool read_calls(element calls, dom_state& st) {
         c.name.find_first_of("\"\\") != std::string_view::npos) {
       return false;
     }
-    std::string_view id;
-    if (call["id"].get(id) == simdjson::SUCCESS && !id.empty()) st.dropped_ids = true;
     element args;
     if (f["arguments"].get(args) == simdjson::SUCCESS) {
       c.arguments_at = st.side.size();

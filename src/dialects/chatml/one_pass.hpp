@@ -78,13 +78,11 @@ struct gathered {
   std::vector<call_ref> calls;
   std::size_t tools_at = 0;  ///< the tools' dumps, each after a newline, in the side text
   std::size_t tools_size = 0;
-  bool dropped_ids = false;
 
   void clear() {
     messages.clear();
     calls.clear();
     tools_size = 0;
-    dropped_ids = false;
   }
   /// The checks on a message both readers make once it is read: false to decline.
   [[nodiscard]] bool accept(const message_ref& m) {
@@ -153,8 +151,10 @@ void write_template(const gathered& g, std::string_view side, bool add_generatio
   out.put(kImEnd);
   for (std::size_t i = 0; i < ms.size(); ++i) {
     const message_ref& m = ms[i];
-    if (m.has_reasoning && m.role == "assistant") warnings.push_back(dropped(i, "reasoning"));
-    if (m.has_name && m.role != "tool") warnings.push_back(dropped(i, "a name"));
+    if (m.has_reasoning && m.role == "assistant") {
+      warnings.push_back(dropped(i, "reasoning", "reasoning"));
+    }
+    if (m.has_name && m.role != "tool") warnings.push_back(dropped(i, "name", "a name"));
     if (i == 0 && first_system) continue;
     if (m.role == "developer") {
       warnings.push_back(dropped_developer(i));
@@ -195,7 +195,6 @@ void write_template(const gathered& g, std::string_view side, bool add_generatio
     out.put(m.content);
     out.put(kImEnd);
   }
-  if (g.dropped_ids) warnings.push_back(dropped_ids_warning());
   if (add_generation_prompt) out.put(kGenerationPrompt);
 }
 

@@ -51,13 +51,13 @@ std::string forged(const message& m, std::size_t i) {
       const bool banned = k <= im_end || (tool_tags && (k == call_open || k == call_close)) ||
                           (response_tags && (k == resp_open || k == resp_close));
       if (banned && rest.starts_with(kTokens[k])) {
-        return "message " + std::to_string(i) + ": content contains '" + kTokens[k] +
+        return message_path(i, "content") + ": content contains '" + kTokens[k] +
                "', which ChatML cannot escape";
       }
     }
   }
   if (m.role == role::system && m.content.ends_with(kToolsTail)) {
-    return "message " + std::to_string(i) + ": system content ends with the tools block";
+    return message_path(i, "content") + ": system content ends with the tools block";
   }
   return {};
 }
@@ -76,11 +76,9 @@ diagnostic warning(std::string text) {
 
 }  // namespace
 
-diagnostic dropped(std::size_t message, std::string_view what, std::string_view who) {
-  std::string text = "message ";
-  text.reserve(64);
-  char digits[24];
-  text.append(digits, std::to_chars(digits, digits + sizeof digits, message).ptr);
+diagnostic dropped(std::size_t message, std::string_view field, std::string_view what,
+                   std::string_view who) {
+  std::string text = message_path(message, field);
   text += ": ";
   text += who;
   text += " cannot hold ";
@@ -89,22 +87,19 @@ diagnostic dropped(std::size_t message, std::string_view what, std::string_view 
   return warning(std::move(text));
 }
 diagnostic dropped_developer(std::size_t message, std::string_view who) {
-  return warning("message " + std::to_string(message) + ": " + std::string(who) +
+  return warning(message_path(message, "role") + ": " + std::string(who) +
                  " has no developer role (dropped, as its template does)");
 }
-diagnostic dropped_ids_warning() {
-  return warning("ChatML cannot hold tool call ids (dropped)");
-}
 
-std::optional<diagnostic> write_call(const tool_call& tc, std::size_t i, std::string& out,
-                                     std::vector<diagnostic>* warnings) {
+std::optional<diagnostic> write_call(const tool_call& tc, std::size_t i, std::size_t j,
+                                     std::string& out, std::vector<diagnostic>* warnings) {
   // The template writes the name between quotes as it stands: a byte JSON escapes breaks it.
   if (std::any_of(tc.name.begin(), tc.name.end(), [](char ch) {
         return ch == '"' || ch == '\\' || static_cast<unsigned char>(ch) < 0x20;
       })) {
-    return make_error(error_code::unrepresentable, "message " + std::to_string(i) +
-                                                       ": tool name '" + tc.name +
-                                                       "' would break the template's JSON");
+    return make_error(
+        error_code::unrepresentable,
+        call_path(i, j, "name") + ": tool name '" + tc.name + "' would break the template's JSON");
   }
   const std::size_t start = out.size();
   out += "<tool_call>\n{\"name\": \"";
@@ -113,17 +108,17 @@ std::optional<diagnostic> write_call(const tool_call& tc, std::size_t i, std::st
   if (tc.arguments.empty()) {
     out += "{}";  // a call without arguments (as the one-pass path writes it)
   } else if (!python_dumps_text(tc.arguments, out)) {
-    warn(warnings, warning("message " + std::to_string(i) + ": arguments of '" + tc.name +
+    warn(warnings, warning(call_path(i, j, "arguments") + ": arguments of '" + tc.name +
                            "' are not JSON (written as a JSON string)"));
     python_json_dumps(json(tc.arguments), out);
   }
   out += "}\n</tool_call>";
   if (const auto tok = spelled_token(std::string_view(out).substr(start), kTurnTokens);
       !tok.empty()) {
-    return make_error(error_code::unrepresentable,
-                      forged_field("message " + std::to_string(i) + ": the call to '" + tc.name +
-                                       "' (name or arguments)",
-                                   tok, "ChatML"));
+    return make_error(
+        error_code::unrepresentable,
+        forged_field(call_path(i, j) + ": the call to '" + tc.name + "' (name or arguments)", tok,
+                     "ChatML"));
   }
   return std::nullopt;
 }
@@ -151,14 +146,15 @@ result<std::string> render(const conversation& c0, const render_options& o,
     out += kToolsTail;
   }
   out += "<|im_end|>\n";
-  bool dropped_ids = false;
+  // Tool call ids are not written: the template answers calls by order (issue 14: a loss
+  // the format defines away is not a warning).
   for (std::size_t i = 0; i < ms.size(); ++i) {
     const message& m = ms[i];
     if (std::string err = forged(m, i); !err.empty()) {
       return make_error(error_code::unrepresentable, err);
     }
-    if (!m.reasoning.empty()) warn(warnings, dropped(i, "reasoning"));
-    if (!m.name.empty() && m.role != role::tool) warn(warnings, dropped(i, "a name"));
+    if (!m.reasoning.empty()) warn(warnings, dropped(i, "reasoning", "reasoning"));
+    if (!m.name.empty() && m.role != role::tool) warn(warnings, dropped(i, "name", "a name"));
     if (i == 0 && first_system) continue;
     if (m.role == role::developer) {
       // Qwen2.5's template has no developer turn: Jinja prints nothing for it.
@@ -167,7 +163,6 @@ result<std::string> render(const conversation& c0, const render_options& o,
     }
     switch (m.role) {
       case role::tool:
-        if (!m.call_id.empty()) dropped_ids = true;
         write_reply(ms, i, out);
         break;
       case role::assistant:
@@ -177,10 +172,9 @@ result<std::string> render(const conversation& c0, const render_options& o,
             out += '\n';
             out += m.content;
           }
-          for (const auto& tc : m.tool_calls) {
-            if (!tc.id.empty()) dropped_ids = true;
+          for (std::size_t j = 0; j < m.tool_calls.size(); ++j) {
             out += '\n';
-            if (auto err = write_call(tc, i, out, warnings)) return *err;
+            if (auto err = write_call(m.tool_calls[j], i, j, out, warnings)) return *err;
           }
           out += "<|im_end|>\n";
           break;
@@ -194,7 +188,6 @@ result<std::string> render(const conversation& c0, const render_options& o,
         out += "<|im_end|>\n";
     }
   }
-  if (dropped_ids) warn(warnings, dropped_ids_warning());
   if (o.add_generation_prompt) out += "<|im_start|>assistant\n";
   return out;
 }

@@ -1,5 +1,6 @@
 // GabGPT renderer: user segments, think segments, assistant segments closed by <|end|>.
 #include <algorithm>
+#include "core/message_path.hpp"
 #include "dialects/gabgpt/gabgpt.hpp"
 #include "ocml/convert.hpp"
 
@@ -13,11 +14,10 @@ std::string_view find_token(std::string_view text) {
 }
 
 namespace {
-void warn(std::vector<diagnostic>* w, std::size_t i, const std::string& what) {
+void warn(std::vector<diagnostic>* w, const std::string& path, const std::string& what) {
   if (w == nullptr) return;
   diagnostic d =
-      make_error(error_code::unrepresentable,
-                 "message " + std::to_string(i) + ": GabGPT cannot hold " + what + " (dropped)");
+      make_error(error_code::unrepresentable, path + ": GabGPT cannot hold " + what + " (dropped)");
   d.level = severity::warning;
   w->push_back(std::move(d));
 }
@@ -30,18 +30,19 @@ result<std::string> render(const conversation& c0, const render_options& o,
   for (std::size_t i = 0; i < c.messages.size(); ++i) {
     const message& m = c.messages[i];
     if (m.role != role::user && m.role != role::assistant) {
-      warn(warnings, i, std::string(role_name(m.role)) + " messages");
+      warn(warnings, message_path(i), std::string(role_name(m.role)) + " messages");
       continue;
     }
     for (std::string_view text : {std::string_view(m.content), std::string_view(m.reasoning)}) {
       if (auto t = find_token(text); !t.empty()) {
-        return make_error(error_code::unrepresentable, "message " + std::to_string(i) +
-                                                           ": text contains '" + std::string(t) +
-                                                           "', which GabGPT cannot escape");
+        return make_error(
+            error_code::unrepresentable,
+            message_path(i, text.data() == m.content.data() ? "content" : "reasoning") +
+                ": text contains '" + std::string(t) + "', which GabGPT cannot escape");
       }
     }
-    if (!m.name.empty()) warn(warnings, i, "a name");
-    if (!m.tool_calls.empty()) warn(warnings, i, "tool calls");
+    if (!m.name.empty()) warn(warnings, message_path(i, "name"), "a name");
+    if (!m.tool_calls.empty()) warn(warnings, message_path(i, "tool_calls"), "tool calls");
     if (m.role == role::user) {
       out += "<|user|>" + m.content;
       if (m.end == end_token::end) out += "<|end|>";

@@ -1,4 +1,5 @@
 // Building harmony's system + developer preamble from a plain conversation.
+#include "dialects/harmony/prompt_origins.hpp"
 #include "ocml/harmony.hpp"
 
 namespace ocml::harmony {
@@ -59,3 +60,26 @@ conversation build_prompt(const conversation& c, const prompt_options& options) 
 }
 
 }  // namespace ocml::harmony
+
+namespace ocml::detail {
+
+origin_map harmony_prompt_origins(const conversation& c) {
+  origin_map out;
+  out.push_back({.kind = message_origin::piece::made});  // the system message: gpt-oss's own
+  std::string from;  // the developer message: the instructions' first message, or the tools
+  std::vector<std::size_t> rest;
+  for (std::size_t i = 0; i < c.messages.size(); ++i) {
+    const role r = c.messages[i].role;
+    if (r != role::system && r != role::developer) {
+      rest.push_back(i);
+    } else if (from.empty()) {
+      from = message_path(i);
+    }
+  }
+  if (from.empty() && !c.tools.empty()) from = "tools";
+  if (!from.empty()) out.push_back({.kind = message_origin::piece::made, .path = from});
+  for (const std::size_t i : rest) out.push_back({.message = i});
+  return out;
+}
+
+}  // namespace ocml::detail

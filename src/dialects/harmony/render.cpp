@@ -52,11 +52,12 @@ class reply_names {
 result<std::string> render_harmony(const conversation& c, const render_options& o,
                                    std::vector<diagnostic>* warnings) {
   std::string out;
-  if (c.header.present) warn_dropped(warnings, 0, "a YAML document header", "harmony");
+  if (c.header.present) warn_dropped(warnings, "header", "a YAML document header", "harmony");
   const auto msgs = messages_to_render(c, o.drop_analysis);
   reply_names replies(msgs);
   for (std::size_t k = 0; k < msgs.size(); replies.seen(k++)) {
     const message& m = *msgs[k];
+    const std::size_t at = static_cast<std::size_t>(msgs[k] - c.messages.data());
     std::string err;
     out += "<|start|>";
     if (m.role == role::tool) {
@@ -65,51 +66,53 @@ result<std::string> render_harmony(const conversation& c, const render_options& 
       const std::string_view name = replies.name_of(k);
       if (name.empty()) {
         return make_error(error_code::unrepresentable,
-                          "message " + std::to_string(k) + ": a harmony tool message needs a name");
+                          message_path(at, "name") + ": a harmony tool message needs a name");
       }
-      err = check_header_value("tool name", name, k);
+      err = check_header_value("name", "tool name", name, at);
       // The author word is where harmony reads the role: a tool named like a role (or
       // `role:name`) would be read back as that role.
       if (err.empty() && (parse_role(name).has_value() || name.find(':') != std::string::npos)) {
-        err = "message " + std::to_string(k) + ": tool name '" + std::string(name) +
+        err = message_path(at, "name") + ": tool name '" + std::string(name) +
               "' would be read back as a role";
       }
       out += name;
     } else {
       out += role_name(m.role);
       if (!m.name.empty()) {
-        err = check_header_value("name", m.name, k);
+        err = check_header_value("name", "name", m.name, at);
         out += ':';
         out += m.name;
       }
     }
     if (!m.recipient.empty() && m.recipient != "all") {
-      if (err.empty()) err = check_header_value("recipient", m.recipient, k);
+      if (err.empty()) err = check_header_value("recipient", "recipient", m.recipient, at);
       out += " to=";
       out += m.recipient;
     }
     if (!m.channel.empty()) {
-      if (err.empty()) err = check_header_value("channel", m.channel, k);
+      if (err.empty()) err = check_header_value("channel", "channel", m.channel, at);
       out += "<|channel|>";
       out += m.channel;
     }
     if (!m.content_type.empty()) {
-      if (err.empty()) err = check_header_value("content type", m.content_type, k);
+      if (err.empty()) {
+        err = check_header_value("content_type", "content type", m.content_type, at);
+      }
       if (err.empty() && m.channel.empty()) {
         // Harmony writes the type as a bare word, which only after a channel is a type:
         // before <|message|> alone it would be read as a recipient (fuzz finding 28).
-        err = "message " + std::to_string(k) + ": content type '" + m.content_type +
+        err = message_path(at, "content_type") + ": content type '" + m.content_type +
               "' needs a channel in harmony";
       }
       if (err.empty() && m.content_type.find('=') != std::string::npos) {
-        err = "message " + std::to_string(k) + ": content type '" + m.content_type +
+        err = message_path(at, "content_type") + ": content type '" + m.content_type +
               "' holds '=' (it would be read back as a header attribute)";
       }
       out += ' ';
       out += m.content_type;
     }
     if (!m.constrain.empty()) {
-      if (err.empty()) err = check_header_value("constrain type", m.constrain, k);
+      if (err.empty()) err = check_header_value("constrain", "constrain type", m.constrain, at);
       out += " <|constrain|>";
       out += m.constrain;
     }
@@ -118,9 +121,11 @@ result<std::string> render_harmony(const conversation& c, const render_options& 
     // preamble as commentary text: dropping them loses nothing the user wrote, so neither
     // is a warning (issue 14). Any other intent is.
     if (!m.intent.empty() && m.intent != "preamble") {
-      warn_dropped(warnings, k, "intent", "harmony");
+      warn_dropped(warnings, message_path(at, "intent"), "intent", "harmony");
     }
-    if (!m.extra.empty()) warn_dropped(warnings, k, "extra header attributes", "harmony");
+    if (!m.extra.empty()) {
+      warn_dropped(warnings, message_path(at, "extra"), "extra header attributes", "harmony");
+    }
     out += "<|message|>";
     out += escape_body(m.content);
     const bool call = m.role == role::assistant && !m.recipient.empty();

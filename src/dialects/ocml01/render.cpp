@@ -1,6 +1,7 @@
 // OpenChatML 0.1 renderer.
 #include "core/forge.hpp"
 #include "core/json_extent.hpp"
+#include "core/message_path.hpp"
 #include "dialects/ocml01/ocml01.hpp"
 #include "interchange/json_util.hpp"
 #include "interchange/pyjson.hpp"
@@ -97,8 +98,10 @@ std::string forged(std::string_view text, const std::string& field, const render
   }
   return {};
 }
-std::string at(std::size_t i, std::string_view what) {
-  return "message " + std::to_string(i) + ": " + std::string(what);
+std::string at(std::string path, std::string_view what) {
+  path += ": ";
+  path += what;
+  return path;
 }
 
 std::string call_json(const tool_call& tc) {
@@ -171,9 +174,9 @@ result<std::string> render(const conversation& c0, const render_options& o,
     if (r == role::developer) {
       r = role::system;
       if (warnings != nullptr) {
-        diagnostic d = make_error(error_code::unrepresentable,
-                                  "message " + std::to_string(i) +
-                                      ": OpenChatML 0.1 has no developer role (written as system)");
+        diagnostic d = make_error(
+            error_code::unrepresentable,
+            message_path(i, "role") + ": OpenChatML 0.1 has no developer role (written as system)");
         d.level = severity::warning;
         warnings->push_back(std::move(d));
       }
@@ -182,9 +185,9 @@ result<std::string> render(const conversation& c0, const render_options& o,
     // <|im_end|> and thought flags at its very end are markup.
     if (r == role::system) {
       if (m.content.find(kFixedTokenNames[im_end]) != std::string::npos) {
-        return make_error(
-            error_code::unrepresentable,
-            forged_field(at(i, "content"), kFixedTokenNames[im_end], "OpenChatML 0.1"));
+        return make_error(error_code::unrepresentable,
+                          forged_field(at(message_path(i, "content"), "content"),
+                                       kFixedTokenNames[im_end], "OpenChatML 0.1"));
       }
       std::size_t lists = 0;
       const std::string_view list = kFixedTokenNames[function_list];
@@ -192,37 +195,40 @@ result<std::string> render(const conversation& c0, const render_options& o,
         ++lists;
       }
       if (lists % 2 != 0) {
-        return make_error(error_code::unrepresentable,
-                          at(i, "content") + " opens a function list it does not close");
+        return make_error(
+            error_code::unrepresentable,
+            at(message_path(i, "content"), "content") + " opens a function list it does not close");
       }
       for (const std::size_t f : {flag_reflect, flag_introspect, flag_reason}) {
         if (m.content.ends_with(kFixedTokenNames[f])) {
           return make_error(error_code::unrepresentable,
-                            at(i, "content") + " ends with '" + std::string(kFixedTokenNames[f]) +
+                            at(message_path(i, "content"), "content") + " ends with '" +
+                                std::string(kFixedTokenNames[f]) +
                                 "', which would be read back as a thought flag");
         }
       }
-    } else if (auto err = forged(m.content, at(i, "content"), o); !err.empty()) {
+    } else if (auto err = forged(m.content, at(message_path(i, "content"), "content"), o);
+               !err.empty()) {
       return make_error(error_code::unrepresentable, err);
     }
-    if (auto err = forged(m.name, at(i, "name"), o); !err.empty()) {
+    if (auto err = forged(m.name, at(message_path(i, "name"), "name"), o); !err.empty()) {
       return make_error(error_code::unrepresentable, err);
     }
     for (std::size_t k = 0; k < m.tool_calls.size(); ++k) {
-      const std::string what = "tool call " + std::to_string(k) + " (name or arguments)";
-      if (auto err = forged(call_json(m.tool_calls[k]), at(i, what), o); !err.empty()) {
+      const std::string where = at(call_path(i, k), "tool call (name or arguments)");
+      if (auto err = forged(call_json(m.tool_calls[k]), where, o); !err.empty()) {
         return make_error(error_code::unrepresentable, err);
       }
     }
     for (std::string_view t : {std::string_view(m.reasoning), std::string_view(m.reflection),
                                std::string_view(m.introspection)}) {
-      if (auto err = forged(t, at(i, "a thought block"), o); !err.empty()) {
+      if (auto err = forged(t, at(message_path(i), "a thought block"), o); !err.empty()) {
         return make_error(error_code::unrepresentable, err);
       }
     }
     if (!m.name.empty() && m.name.find_first_of(" \t\r\n") != std::string::npos) {
-      return make_error(error_code::unrepresentable, "message " + std::to_string(i) + ": name '" +
-                                                         m.name + "' contains whitespace");
+      return make_error(error_code::unrepresentable,
+                        message_path(i, "name") + ": name '" + m.name + "' contains whitespace");
     }
     if (i > 0) out += '\n';
     out += "<|im_start|>";
@@ -245,9 +251,9 @@ result<std::string> render(const conversation& c0, const render_options& o,
       }
       for (const auto& f : m.flags) {
         if (f != "reflect" && f != "introspect" && f != "reason") {
-          return make_error(error_code::unrepresentable,
-                            "message " + std::to_string(i) + ": flag '" + f +
-                                "' is not reflect, introspect or reason");
+          return make_error(
+              error_code::unrepresentable,
+              message_path(i, "flags") + ": flag '" + f + "' is not reflect, introspect or reason");
         }
         out += "<|" + f + "|>";
       }

@@ -8,7 +8,8 @@
 
 namespace ocml::detail {
 
-std::string check_header_value(std::string_view what, std::string_view v, std::size_t index) {
+std::string check_header_value(std::string_view field, std::string_view what, std::string_view v,
+                               std::size_t index) {
   std::string bad;
   if (v.empty()) bad = "is empty";
   for (char ch : v) {
@@ -19,8 +20,8 @@ std::string check_header_value(std::string_view what, std::string_view v, std::s
   }
   if (v.find("<|") != std::string_view::npos) bad = "contains '<|'";
   if (bad.empty()) return {};
-  return "message " + std::to_string(index) + ": " + std::string(what) + " '" + std::string(v) +
-         "' " + bad + "; header values cannot hold it";
+  return message_path(index, field) + ": " + std::string(what) + " '" + std::string(v) + "' " +
+         bad + "; header values cannot hold it";
 }
 
 std::string_view stop_token_text(end_token e) {
@@ -60,12 +61,12 @@ std::vector<const message*> messages_to_render(const conversation& c, bool drop_
   return out;
 }
 
-void warn_dropped(std::vector<diagnostic>* warnings, std::size_t index, std::string_view what,
+void warn_dropped(std::vector<diagnostic>* warnings, std::string_view path, std::string_view what,
                   std::string_view dialect) {
   if (warnings == nullptr) return;
   diagnostic d = make_error(error_code::unrepresentable,
-                            "message " + std::to_string(index) + ": " + std::string(dialect) +
-                                " cannot hold " + std::string(what) + " (dropped)");
+                            std::string(path) + ": " + std::string(dialect) + " cannot hold " +
+                                std::string(what) + " (dropped)");
   d.level = severity::warning;
   warnings->push_back(std::move(d));
 }
@@ -79,18 +80,25 @@ end_token default_end(const message& m, bool v22) {
   return end_token::end;
 }
 
+// The field a header attribute holds ("to" is the recipient).
+std::string_view field_of(std::string_view key) {
+  if (key == "to") return "recipient";
+  if (key == "name" || key == "call_id" || key == "intent" || key == "content_type") return key;
+  return "extra";
+}
+
 struct attr_writer {
   std::string& out;
   std::size_t index;
   std::string err;
   void put(std::string_view key, std::string_view value) {
     if (value.empty() || !err.empty()) return;
-    err = check_header_value("attribute name", key, index);
+    err = check_header_value("extra", "attribute name", key, index);
     if (err.empty() && key.find('=') != std::string_view::npos) {
-      err = "message " + std::to_string(index) + ": attribute name '" + std::string(key) +
+      err = message_path(index, "extra") + ": attribute name '" + std::string(key) +
             "' contains '='; header keys cannot hold it";
     }
-    if (err.empty()) err = check_header_value(key, value, index);
+    if (err.empty()) err = check_header_value(field_of(key), key, value, index);
     out += ' ';
     out += key;
     out += '=';
@@ -113,11 +121,12 @@ result<std::string> render_openchatml(const conversation& c, const render_option
   const auto msgs = messages_to_render(c, o.drop_analysis);
   for (std::size_t k = 0; k < msgs.size(); ++k) {
     const message& m = *msgs[k];
+    const std::size_t at = static_cast<std::size_t>(msgs[k] - c.messages.data());
     if (k > 0) out += '\n';
     out += "<|start|>";
-    attr_writer w{out, k, {}};
+    attr_writer w{out, at, {}};
     if (m.role == role::tool && !v22 && m.name.starts_with("functions.")) {
-      w.err = check_header_value("tool name", m.name, k);
+      w.err = check_header_value("name", "tool name", m.name, at);
       out += m.name;  // 2.0: the tool's name is the author
     } else {
       out += role_name(m.role);
@@ -135,31 +144,45 @@ result<std::string> render_openchatml(const conversation& c, const render_option
         // the recipient, id, name, … (promoted to structure), so it is not written.
         if (std::find(kReservedKeys22.begin(), kReservedKeys22.end(), k2) !=
             kReservedKeys22.end()) {
-          warn_dropped(warnings, k, "an extra attribute named '" + k2 + "' (the header's own key)",
-                       dname);
+          warn_dropped(warnings, message_path(at, "extra"),
+                       "an extra attribute named '" + k2 + "' (the header's own key)", dname);
           continue;
         }
-        if (k2.find('=') != std::string::npos) w.err = "attribute key '" + k2 + "' contains '='";
+        if (k2.find('=') != std::string::npos) {
+          w.err = message_path(at, "extra") + ": attribute key '" + k2 + "' contains '='";
+        }
         w.put(k2, v);
       }
     } else {
-      if (!m.call_id.empty()) warn_dropped(warnings, k, "call_id", dname);
-      if (!m.intent.empty()) warn_dropped(warnings, k, "intent", dname);
-      if (!m.content_type.empty()) warn_dropped(warnings, k, "content_type", dname);
-      if (!m.constrain.empty()) warn_dropped(warnings, k, "<|constrain|>", dname);
-      if (!m.extra.empty()) warn_dropped(warnings, k, "extra header attributes", dname);
+      // 2.0 has no call ids (replies answer calls by name and order), writes a preamble as
+      // commentary text before the call and JSON arguments as they are: dropping those
+      // loses nothing the user wrote, so none is a warning (issue 14). The rest is.
+      if (!m.intent.empty() && m.intent != "preamble") {
+        warn_dropped(warnings, message_path(at, "intent"), "intent", dname);
+      }
+      if (!m.content_type.empty()) {
+        warn_dropped(warnings, message_path(at, "content_type"), "content_type", dname);
+      }
+      if (!m.constrain.empty() && !(m.constrain == "json" && !m.recipient.empty())) {
+        warn_dropped(warnings, message_path(at, "constrain"), "<|constrain|>", dname);
+      }
+      if (!m.extra.empty()) {
+        warn_dropped(warnings, message_path(at, "extra"), "extra header attributes", dname);
+      }
     }
     if (!m.channel.empty()) {
-      if (w.err.empty()) w.err = check_header_value("channel", m.channel, k);
+      if (w.err.empty()) w.err = check_header_value("channel", "channel", m.channel, at);
       if (w.err.empty() && !known_channel(m.channel)) {
-        w.err = "message " + std::to_string(k) + ": channel '" + m.channel + "' is not one of " +
+        w.err = message_path(at, "channel") + ": channel '" + m.channel + "' is not one of " +
                 std::string(dname) + "'s (analysis, commentary, final)";
       }
       out += "<|channel|>";
       out += m.channel;
     }
     if (v22 && !m.constrain.empty()) {
-      if (w.err.empty()) w.err = check_header_value("constrain type", m.constrain, k);
+      if (w.err.empty()) {
+        w.err = check_header_value("constrain", "constrain type", m.constrain, at);
+      }
       out += "<|constrain|>";
       out += m.constrain;
     }
@@ -169,7 +192,7 @@ result<std::string> render_openchatml(const conversation& c, const render_option
     const end_token e = default_end(m, v22);
     if (e == end_token::unterminated && k + 1 != msgs.size()) {
       return make_error(error_code::unrepresentable,
-                        "message " + std::to_string(k) + " is unterminated but not last");
+                        message_path(at, "end") + ": unterminated but not last");
     }
     out += stop_token_text(e);
   }

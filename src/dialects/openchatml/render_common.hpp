@@ -8,6 +8,7 @@
 
 #include <memory>
 
+#include "core/message_path.hpp"
 #include "core/stream_decoder.hpp"
 #include "ocml/error.hpp"
 #include "ocml/model.hpp"
@@ -20,9 +21,10 @@ inline constexpr std::array<std::string_view, 5> kReservedKeys22 = {"to", "call_
                                                                     "intent", "content_type"};
 
 /// Header attribute values and role words must be non-empty and hold no whitespace,
-/// no '<|' and no '=' in keys, or re-parsing would split them. Returns an error text or "".
-[[nodiscard]] std::string check_header_value(std::string_view what, std::string_view v,
-                                             std::size_t index);
+/// no '<|' and no '=' in keys, or re-parsing would split them. Returns an error text
+/// ("messages[INDEX].FIELD: WHAT 'V' ...") or "".
+[[nodiscard]] std::string check_header_value(std::string_view field, std::string_view what,
+                                             std::string_view v, std::size_t index);
 
 /// The stop token spelling for a message, choosing the dialect default when unspecified.
 [[nodiscard]] std::string_view stop_token_text(end_token e);
@@ -33,7 +35,7 @@ inline constexpr std::array<std::string_view, 5> kReservedKeys22 = {"to", "call_
                                                              bool drop_analysis);
 
 /// Appends a warning about a feature a dialect cannot hold.
-void warn_dropped(std::vector<diagnostic>* warnings, std::size_t index, std::string_view what,
+void warn_dropped(std::vector<diagnostic>* warnings, std::string_view path, std::string_view what,
                   std::string_view dialect);
 
 [[nodiscard]] result<std::string> render_openchatml(const conversation& c, const render_options& o,

@@ -1,19 +1,11 @@
 // The 2.x family's render entry (ocml-2.2, ocml-2.0, harmony): one message per call and
 // per reasoning block.
-#include <algorithm>
 
 #include "dialects/openchatml/render_common.hpp"
+#include "interchange/shape.hpp"
 #include "ocml/convert.hpp"
 
 namespace ocml::detail {
-
-namespace {
-bool has_embedded(const conversation& c) {
-  return std::any_of(c.messages.begin(), c.messages.end(), [](const message& m) {
-    return !m.reasoning.empty() || !m.tool_calls.empty();
-  });
-}
-}  // namespace
 
 result<std::string> render_split_family(const conversation& c, const render_options& o,
                                         std::vector<diagnostic>* warnings) {

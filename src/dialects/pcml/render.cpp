@@ -3,6 +3,7 @@
 #include <string>
 
 #include "core/forge.hpp"
+#include "core/message_path.hpp"
 #include "dialects/pcml/pcml.hpp"
 #include "interchange/json_util.hpp"
 #include "interchange/pyjson.hpp"
@@ -33,7 +34,7 @@ bool valid_key(std::string_view k) {
 std::string forged(std::string_view text, std::string_view what, std::size_t i) {
   for (const auto& t : kTokens) {
     if (text.find(t) != std::string_view::npos) {
-      return "message " + std::to_string(i) + ": " + std::string(what) + " contains '" + t +
+      return message_path(i, what) + ": " + std::string(what) + " contains '" + t +
              "', which PCML cannot escape";
     }
   }
@@ -115,9 +116,9 @@ result<std::string> render(const conversation& c0, const render_options& o,
     static const char* close[] = {"[/SYS]", "[/SYS]", "[/USR]", "[/AST]", "[/OBS]"};
     const auto r = static_cast<std::size_t>(m.role);
     if (m.role == role::developer && warnings != nullptr) {
-      diagnostic d = make_error(
-          error_code::unrepresentable,
-          "message " + std::to_string(i) + ": PCML has no developer role (written as [SYS])");
+      diagnostic d =
+          make_error(error_code::unrepresentable,
+                     message_path(i, "role") + ": PCML has no developer role (written as [SYS])");
       d.level = severity::warning;
       warnings->push_back(std::move(d));
     }
@@ -132,7 +133,7 @@ result<std::string> render(const conversation& c0, const render_options& o,
       // PCML's own keys: an extra attribute by that name would be read back as the
       // message's name or id (promoted to structure), so it is not written.
       if (std::find(kReservedKeys.begin(), kReservedKeys.end(), kv.first) != kReservedKeys.end()) {
-        warn(warnings, "message " + std::to_string(i) + ": extra attribute '" + kv.first +
+        warn(warnings, message_path(i, "extra") + ": extra attribute '" + kv.first +
                            "' is PCML's own (dropped)");
         continue;
       }
@@ -140,13 +141,13 @@ result<std::string> render(const conversation& c0, const render_options& o,
     }
     if (meta.empty() && reads_as_open_metadata(m.content)) {
       return make_error(error_code::unrepresentable,
-                        "message " + std::to_string(i) +
+                        message_path(i, "content") +
                             ": content reads as a metadata value left open (key=\"...), "
                             "which PCML cannot tell from metadata");
     }
     for (std::size_t k = 0; k < meta.size(); ++k) {
       if (!valid_key(meta[k].first)) {
-        return make_error(error_code::unrepresentable, "message " + std::to_string(i) +
+        return make_error(error_code::unrepresentable, message_path(i, "extra") +
                                                            ": metadata key '" + meta[k].first +
                                                            "' is not [A-Za-z_][A-Za-z0-9_-]*");
       }
@@ -155,7 +156,7 @@ result<std::string> render(const conversation& c0, const render_options& o,
       if (const auto tok = value_breaks(meta[k].second, close_id[r]); !tok.empty()) {
         return make_error(
             error_code::unrepresentable,
-            forged_field("message " + std::to_string(i) + ": metadata '" + meta[k].first + "'", tok,
+            forged_field(message_path(i, "extra") + ": metadata '" + meta[k].first + "'", tok,
                          "PCML"));
       }
       if (k > 0) out += ' ';
@@ -169,10 +170,9 @@ result<std::string> render(const conversation& c0, const render_options& o,
         if (k > 0 || !m.content.empty()) out += '\n';
         const std::string call = call_json(m.tool_calls[k]);
         if (const auto tok = spelled_token(call, kTokenNames); !tok.empty()) {
-          return make_error(error_code::unrepresentable,
-                            forged_field("message " + std::to_string(i) + ": tool call " +
-                                             std::to_string(k) + " (id, name or arguments)",
-                                         tok, "PCML"));
+          return make_error(
+              error_code::unrepresentable,
+              forged_field(call_path(i, k) + ": tool call (id, name or arguments)", tok, "PCML"));
         }
         out += "<call>" + call + "</call>";
       }

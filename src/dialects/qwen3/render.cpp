@@ -86,7 +86,7 @@ result<std::string> render(const conversation& c0, const render_options& o,
       return make_error(error_code::unrepresentable, err);
     }
     if (!m.name.empty() && m.role != role::tool) {
-      if (warnings != nullptr) warnings->push_back(chatml::dropped(i, "a name", "Qwen3"));
+      if (warnings != nullptr) warnings->push_back(chatml::dropped(i, "name", "a name", "Qwen3"));
     }
     switch (m.role) {
       case role::system:
@@ -111,8 +111,8 @@ result<std::string> render(const conversation& c0, const render_options& o,
         for (const std::string_view tag : {"<think>", "</think>"}) {
           if (t.content.find(tag) != std::string_view::npos) {
             return make_error(error_code::unrepresentable,
-                              "message " + std::to_string(i) + ": content holds '" +
-                                  std::string(tag) + "', which Qwen3 reads as reasoning");
+                              message_path(i, "content") + ": content holds '" + std::string(tag) +
+                                  "', which Qwen3 reads as reasoning");
           }
         }
         const bool after_query = i > last_query;
@@ -122,7 +122,7 @@ result<std::string> render(const conversation& c0, const render_options& o,
           for (const std::string_view bad : {"<|im_start|>", "<|im_end|>", "</think>"}) {
             if (t.reasoning.find(bad) != std::string_view::npos) {
               return make_error(error_code::unrepresentable,
-                                "message " + std::to_string(i) + ": reasoning contains '" +
+                                message_path(i, "reasoning") + ": reasoning contains '" +
                                     std::string(bad) + "', which Qwen3 cannot escape");
             }
           }
@@ -135,7 +135,7 @@ result<std::string> render(const conversation& c0, const render_options& o,
         }
         for (std::size_t k = 0; k < m.tool_calls.size(); ++k) {
           if (k > 0 || !t.content.empty()) out += '\n';
-          if (auto err = chatml::write_call(m.tool_calls[k], i, out, warnings)) return *err;
+          if (auto err = chatml::write_call(m.tool_calls[k], i, k, out, warnings)) return *err;
         }
         out += "<|im_end|>\n";
         break;
