@@ -1,17 +1,38 @@
 #!/usr/bin/env bash
 # Builds and runs tests/consumer against ocml: MODE=package installs ocml to a temporary
-# prefix and uses find_package(ocml); MODE=subdirectory uses add_subdirectory.
+# prefix and uses find_package(ocml); MODE=pkgconfig compiles with pkg-config's flags;
+# MODE=subdirectory uses add_subdirectory. In every mode the render-and-parse program must
+# not link cpp-httplib's TLS or compression libraries; the HTTP one uses ocml::http.
 set -euo pipefail
 mode=$1 src=$2 build=$3
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
+no_http() {  # $1: a linked program
+  if ldd "$1" | grep -E 'libssl|libcrypto|libbrotli|libz\.'; then
+    echo "consumer ($mode): $1 links TLS/compression libraries it does not use" >&2
+    exit 1
+  fi
+  if nm -C "$1" | grep -q 'httplib::'; then
+    echo "consumer ($mode): $1 holds cpp-httplib code" >&2
+    exit 1
+  fi
+}
 if [[ $mode == pkgconfig ]]; then
   cmake --install "$build" --prefix "$work/prefix" >/dev/null
   export PKG_CONFIG_PATH=$(dirname "$(find "$work/prefix" -name ocml.pc)")
+  flags=$(pkg-config --libs --static ocml)
+  if grep -qE 'ssl|crypto|httplib|brotli' <<<"$flags"; then
+    echo "consumer ($mode): pkg-config ocml asks for HTTP libraries: $flags" >&2
+    exit 1
+  fi
   # A static library: its private requirements come with --static.
   g++ -std=c++20 "$src/tests/consumer/main.cpp" -o "$work/consumer" \
     $(pkg-config --cflags --libs --static ocml)
   "$work/consumer" | grep -q '"content":"Hi"'
+  no_http "$work/consumer"
+  g++ -std=c++20 "$src/tests/consumer/http_main.cpp" -o "$work/http_consumer" \
+    $(pkg-config --cflags --libs --static ocml-http)
+  "$work/http_consumer" | grep -q 'http ok'
   echo "consumer ($mode): ok"
   exit 0
 fi
@@ -25,4 +46,6 @@ else
 fi
 cmake --build "$work/b" -j2 >/dev/null
 "$work/b/consumer" | grep -q '"content":"Hi"'
+no_http "$work/b/consumer"
+"$work/b/http_consumer" | grep -q 'http ok'
 echo "consumer ($mode): ok"
