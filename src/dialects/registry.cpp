@@ -85,7 +85,8 @@ constexpr std::array<codec, dialect_count> kCodecs = {{
        return chatml::make_decoder(std::move(o), std::move(s));
      },
      {},
-     f_call_ids},
+     f_call_ids,
+     chatml::read_default_system},
     {{dialect::pcml, "pcml",
       "Pawlette Chat Markup Language: [SYS]/[USR]/[AST]/[OBS], <think>, <call>, <end>", kNoAlias,
       pcml::kTokenNames, kStopPcml},

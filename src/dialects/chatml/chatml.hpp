@@ -78,6 +78,10 @@ void write_reply(const std::vector<message>& ms, std::size_t i, std::string& out
 result<std::string> render(const conversation& c, const render_options& o,
                            std::vector<diagnostic>* warnings);
 
+/// What a parsed ChatML conversation means: the template's default system prompt (written
+/// when the conversation has none) is its boilerplate, not a system message.
+[[nodiscard]] conversation read_default_system(const conversation& c);
+
 /// The batch hot path: OpenAI JSON text straight to ChatML, appended to `out`. Returns
 /// false (and leaves `out` as it was) for anything it does not handle.
 bool render_openai_text(std::string_view text, bool add_generation_prompt, std::string& out,

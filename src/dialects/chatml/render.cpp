@@ -123,6 +123,16 @@ std::optional<diagnostic> write_call(const tool_call& tc, std::size_t i, std::si
   return std::nullopt;
 }
 
+conversation read_default_system(const conversation& c) {
+  if (c.messages.empty() || c.messages[0].role != role::system ||
+      c.messages[0].content != kDefaultSystem) {
+    return c;
+  }
+  conversation out = c;
+  out.messages.erase(out.messages.begin());
+  return out;
+}
+
 void write_reply(const std::vector<message>& ms, std::size_t i, std::string& out) {
   if (i == 0 || ms[i - 1].role != role::tool) out += "<|im_start|>user";
   out += "\n<tool_response>\n";

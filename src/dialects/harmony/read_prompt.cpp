@@ -30,7 +30,8 @@ std::string_view trim(std::string_view s) {
 
 // Reads the TypeScript-like types schema_to_typescript writes, for the shapes it writes
 // from plain schemas: objects (with `// description` lines and optional `?` keys), string
-// enums, string, number, boolean, any, arrays (`T[]`) and `| null`. Anything else is not
+// enums, string, number, boolean, any, arrays (`T[]`, `Array<T>`), `| null` and
+// `// default: VALUE` comments. Anything else is not
 // read (nullopt): the tool keeps no parameters rather than wrong ones.
 class type_reader {
  public:
@@ -62,16 +63,38 @@ class type_reader {
       const bool optional = key.ends_with('?');
       if (optional) key.remove_suffix(1);
       std::string_view type = trim(line.substr(colon + 1));
+      if (type.starts_with("//") && at_ < lines_.size()) {
+        // An object property's description follows its key; its type, the next line.
+        description = std::string(trim(type.substr(2)));
+        type = trim(lines_[at_++]);
+      }
       std::optional<json> schema;
       if (type == "{") {
         std::string_view after;
         schema = object(after);
-        if (!schema || trim(after) != ",") return std::nullopt;
+        after = trim(after);
+        if (!schema || !after.starts_with(',')) return std::nullopt;
+        after = trim(after.substr(1));
+        if (after.starts_with("// default: ")) {
+          // A string default is written between quotes as it is: JSON or not readable.
+          if (json::accept(after.substr(12))) (*schema)["default"] = json::parse(after.substr(12));
+        } else if (!after.empty()) {
+          return std::nullopt;
+        }
       } else {
-        if (const auto c = type.find(" //"); c != std::string_view::npos) type = type.substr(0, c);
+        std::string_view comment;
+        if (const auto c = type.find(" //"); c != std::string_view::npos) {
+          comment = trim(type.substr(c + 3));
+          type = type.substr(0, c);
+        }
         if (!type.ends_with(',')) return std::nullopt;
         type.remove_suffix(1);
         schema = scalar(trim(type));
+        // "// default: VALUE" (the schema's default, as JSON)
+        if (schema && comment.starts_with("default: ")) {
+          const std::string_view value = comment.substr(9);
+          if (json::accept(value)) (*schema)["default"] = json::parse(value);
+        }
       }
       if (!schema) return std::nullopt;
       if (!description.empty()) (*schema)["description"] = std::move(description);
@@ -93,6 +116,13 @@ class type_reader {
     }
     if (t.ends_with("[]")) {
       auto items = scalar(t.substr(0, t.size() - 2));
+      if (!items) return std::nullopt;
+      return json{{"type", "array"}, {"items", std::move(*items)}};
+    }
+    if (t.starts_with("Array<") && t.ends_with('>')) {  // an array whose items are not typed
+      const std::string_view inner = t.substr(6, t.size() - 7);
+      if (inner == "any") return json{{"type", "array"}};
+      auto items = scalar(inner);
       if (!items) return std::nullopt;
       return json{{"type", "array"}, {"items", std::move(*items)}};
     }
