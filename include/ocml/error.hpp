@@ -37,10 +37,13 @@ enum class error_code : std::uint8_t {
   tool_failed,                ///< E-TOOL-FAILED: a tool crashed, failed or printed invalid JSON.
   tool_routing,               ///< E-TOOL-ROUTING: a call on a channel its tool may not use (§8.3).
   internal,                   ///< E-INTERNAL: an unexpected failure (out of memory, a bug).
+  tokenizer_format,           ///< E-TOKENIZER-FORMAT: a tokenizer file is malformed.
+  tokenizer_unsupported,      ///< E-TOKENIZER-UNSUPPORTED: a tokenizer feature ocml lacks.
+  token_unknown,              ///< E-TOKEN-UNKNOWN: a token ID the vocabulary does not have.
 };
 
 /// Number of values in error_code (for tables and tests).
-inline constexpr std::size_t error_code_count = 23;
+inline constexpr std::size_t error_code_count = 26;
 
 /// The stable `E-...` spelling of a code, e.g. "E-PARSE-HEADER".
 ///

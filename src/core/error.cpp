@@ -35,6 +35,9 @@ constexpr std::array<error_entry, error_code_count> kErrors = {{
     {"E-TOOL-FAILED", "the tool failed or replied with invalid JSON"},
     {"E-TOOL-ROUTING", "tool call on a channel the tool may not be called from"},
     {"E-INTERNAL", "unexpected failure inside ocml (out of memory, or a bug)"},
+    {"E-TOKENIZER-FORMAT", "tokenizer file is malformed"},
+    {"E-TOKENIZER-UNSUPPORTED", "tokenizer uses a feature ocml does not implement"},
+    {"E-TOKEN-UNKNOWN", "token ID is not in the vocabulary"},
 }};
 }  // namespace
 

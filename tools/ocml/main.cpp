@@ -8,6 +8,7 @@
 #include "commands.hpp"
 #include "ocml/version.hpp"
 #include "options.hpp"
+#include "tokens_cmd.hpp"
 
 namespace {
 
@@ -128,6 +129,9 @@ int main(int argc, char** argv) {
 
   auto* list = app.add_subcommand("dialects", "list the dialects");
 
+  ocml::cli::tokens_args ta;
+  const auto tokens = ocml::cli::add_tokens_commands(app, ta);
+
   bool quiet = false;
   for (auto* sub : {render, parse, stream, validate, view, conv}) {
     sub->add_flag("-q,--quiet", quiet,
@@ -153,6 +157,8 @@ int main(int argc, char** argv) {
     if (*prep) return ocml::cli::run_prepare(pr);
     if (*conv) return ocml::cli::run_convert(ca);
     if (*list) return ocml::cli::run_dialects();
+    if (*tokens.encode) return ocml::cli::run_tokens_encode(ta);
+    if (*tokens.decode) return ocml::cli::run_tokens_decode(ta);
   } catch (const std::exception& e) {
     std::cerr << "E-INTERNAL " << e.what() << '\n';
     return 1;

@@ -1,0 +1,39 @@
+// The peer in the same run: tiktoken-rs (native, Node binding) and, for scale, the
+// `tiktoken` WASM package, on the corpus bench/token_speed.sh gives ocml_token_speed.
+//   node bench/token_speed.mjs CORPUS_FILE
+import { createRequire } from 'node:module';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const require = createRequire(path.join(here, '../tests/reference/package.json'));
+const corpus = readFileSync(process.argv[2], 'utf8');
+const docs = [];
+for (let at = 0; at < corpus.length; ) {
+  let end = corpus.indexOf('\n\n', at);
+  end = end < 0 ? corpus.length : end + 2;
+  docs.push(corpus.slice(at, end));
+  at = end;
+}
+const bytes = Buffer.byteLength(corpus);
+const time = (name, encode) => {
+  let best = Infinity;
+  let tokens = 0;
+  for (let run = 0; run < 3; ++run) {
+    const t0 = process.hrtime.bigint();
+    tokens = 0;
+    for (const d of docs) tokens += encode(d).length;
+    best = Math.min(best, Number(process.hrtime.bigint() - t0) / 1e9);
+  }
+  console.log(`${name} encode_MBps ${(bytes / best / 1e6).toFixed(1)} (${tokens} tokens, best of 3)`);
+};
+let t0 = process.hrtime.bigint();
+const rs = require('tiktoken-rs-node-linux-x64-gnu/tiktoken-rs-node.linux-x64-gnu.node').getEncoding('o200k_base');
+console.log(`tiktoken-rs load_ms ${(Number(process.hrtime.bigint() - t0) / 1e6).toFixed(1)}`);
+time('tiktoken-rs', (d) => rs.encode(d, []));
+t0 = process.hrtime.bigint();
+const { get_encoding } = require('tiktoken');
+const wasm = get_encoding('o200k_base');
+console.log(`tiktoken-wasm load_ms ${(Number(process.hrtime.bigint() - t0) / 1e6).toFixed(1)}`);
+time('tiktoken-wasm', (d) => wasm.encode_ordinary(d));

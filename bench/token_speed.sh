@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# Tokenizer speed, ocml and its peers in one run on one corpus (docs/BENCHMARKS.md).
+#   bench/token_speed.sh BUILD_DIR
+set -euo pipefail
+build=${1:-build}
+here=$(cd "$(dirname "$0")/.." && pwd)
+ref=$here/tests/reference
+corpus=$(mktemp)
+trap 'rm -f "$corpus"' EXIT
+"$build/bench/ocml_make_token_corpus" 10 >"$corpus"
+echo "corpus: $(wc -c <"$corpus") bytes"
+"$build/bench/ocml_token_speed" "$ref/o200k_base.tiktoken" o200k_base "$corpus"
+node "$here/bench/token_speed.mjs" "$corpus"

@@ -1,0 +1,112 @@
+// The loaded form of a byte-level BPE tokenizer, shared (read-only) by every encode.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "tokens/pretokenize.hpp"
+
+namespace ocml::detail {
+
+using token_id = std::uint32_t;
+inline constexpr token_id kNoToken = 0xFFFFFFFFu;
+/// Bytes past the last token in the arena, so that decoding may copy 16 bytes at a time.
+inline constexpr std::size_t kArenaPadding = 16;
+
+/// Open-addressing map from 64-bit keys to 64-bit values, 16 bytes a slot (no deletion).
+/// The key ~0 is stored as ~0 - 1 (callers' keys never need both: pair keys hold IDs below
+/// 2^32 - 1, and hash keys are checked against the bytes they stand for).
+class u64_map {
+ public:
+  void reserve(std::size_t n);
+  void insert(std::uint64_t key, std::uint64_t value);
+  [[nodiscard]] std::optional<std::uint64_t> find(std::uint64_t key) const noexcept {
+    if (slots_.empty()) return std::nullopt;
+    key = key == kEmpty ? kEmpty - 1 : key;
+    for (std::size_t i = hash(key) & mask_;; i = (i + 1) & mask_) {
+      const slot& s = slots_[i];
+      if (s.key == key) return s.value;
+      if (s.key == kEmpty) return std::nullopt;
+    }
+  }
+  [[nodiscard]] std::size_t size() const noexcept { return size_; }
+
+  static std::uint64_t hash(std::uint64_t k) noexcept {
+    k ^= k >> 33;
+    k *= 0xff51afd7ed558ccdULL;
+    k ^= k >> 33;
+    return k;
+  }
+
+ private:
+  static constexpr std::uint64_t kEmpty = ~std::uint64_t{0};
+  struct slot {
+    std::uint64_t key = kEmpty;
+    std::uint64_t value = 0;
+  };
+  std::vector<slot> slots_;
+  std::size_t mask_ = 0;
+  std::size_t size_ = 0;
+};
+
+/// 64-bit hash of bytes (for the bytes -> id map and the piece cache).
+[[nodiscard]] std::uint64_t hash_bytes(std::string_view s) noexcept;
+
+/// An added token (Hugging Face) or a special token (tiktoken): matched in text before
+/// pre-tokenizing, always one ID.
+struct added_token {
+  std::string text;
+  token_id id = 0;
+  bool special = true;  ///< false: an added token that is not special (Qwen's <think>)
+};
+
+struct bpe_model {
+  /// Bytes of every ID (ordinary and added), one arena; `spans[id]` = {offset, length}.
+  std::string arena;
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> spans;
+  /// Ordinary vocabulary, bytes -> ID: open addressing, 8 bytes a slot (the hash's high
+  /// half and the ID; ~0 empty), bytes compared on a tag match. Small enough to stay in
+  /// cache where a map of strings would not (BPE looks up every candidate pair).
+  std::vector<std::uint64_t> by_bytes;
+  std::uint64_t by_bytes_mask = 0;
+  /// Merges: (left << 32 | right) -> (rank << 32 | merged ID). Unused when rank_by_bytes.
+  u64_map merges;
+  /// tiktoken's rule: two adjacent parts merge when their bytes together are a token,
+  /// ranked by that token's ID (a .tiktoken file has ranks, not merges).
+  bool rank_by_bytes = false;
+  std::array<token_id, 256> byte_token{};  ///< the ID of each single byte
+  pretokenizer pre = pretokenizer::o200k;
+  bool whole_piece_first = false;       ///< tiktoken, and tokenizer.json's ignore_merges
+  bool nfc = false;                     ///< tokenizer.json's NFC normalizer
+  std::vector<added_token> added;       ///< longest first
+  std::array<bool, 256> added_first{};  ///< bytes an added token begins with
+  std::size_t ordinary_count = 0;       ///< IDs below this with bytes are ordinary tokens
+  std::string name;                     ///< "tokenizer.json", "o200k_harmony", …
+  /// Unique over the process's life (per-thread caches key on it: a model freed and
+  /// another allocated at the same address must not share a cache).
+  std::uint64_t serial = next_serial();
+
+  static std::uint64_t next_serial() noexcept;
+
+  [[nodiscard]] std::string_view bytes_of(token_id id) const noexcept {
+    if (id >= spans.size()) return {};
+    return std::string_view(arena).substr(spans[id].first, spans[id].second);
+  }
+  /// The ordinary token whose bytes are `s`, or kNoToken.
+  [[nodiscard]] token_id find_bytes(std::string_view s) const noexcept;
+  /// Adds an ordinary or added token's bytes (IDs may come in any order).
+  void set_bytes(token_id id, std::string_view bytes);
+  /// Indexes ordinary tokens by bytes, sorts added tokens and pads the arena; call once
+  /// after loading.
+  void finish();
+};
+
+/// Appends the IDs of one pre-tokenized piece.
+void encode_piece(const bpe_model& m, std::string_view piece, std::vector<token_id>& out);
+
+}  // namespace ocml::detail

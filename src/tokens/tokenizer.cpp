@@ -1,0 +1,252 @@
+// ocml::tokenizer: added tokens split out, NFC where the file asks for it, pre-tokenizing,
+// then byte-pair merging of each piece (cached per thread).
+#include <unicode/normalizer2.h>
+#include <unicode/unistr.h>
+
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include "ocml/tokens.hpp"
+#include "tokens/load.hpp"
+#include "tokens/model.hpp"
+
+namespace ocml {
+
+namespace {
+
+using detail::bpe_model;
+
+// The pieces already merged on this thread, for the model they were merged with. Pieces
+// repeat (words, indentation): a hit costs one hash and a compare instead of a merge.
+struct piece_cache {
+  std::uint64_t owner = 0;  // the model's serial
+  detail::u64_map index;    // hash -> entry number
+  struct entry {
+    std::uint32_t text_at, text_len, ids_at, ids_len;
+  };
+  std::vector<entry> entries;
+  std::string texts;
+  std::vector<token_id> ids;
+
+  void reset(const bpe_model& m) {
+    owner = m.serial;
+    index = {};
+    entries.clear();
+    texts.clear();
+    ids.clear();
+  }
+};
+
+constexpr std::size_t kCachedPieceMax = 48;
+constexpr std::size_t kCacheEntriesMax = 1 << 18;
+
+void encode_piece_cached(const bpe_model& m, std::string_view piece, std::vector<token_id>& out) {
+  if (piece.size() < 2 || piece.size() > kCachedPieceMax) {
+    detail::encode_piece(m, piece, out);
+    return;
+  }
+  thread_local piece_cache cache;
+  if (cache.owner != m.serial || cache.entries.size() >= kCacheEntriesMax) cache.reset(m);
+  std::uint64_t key = detail::hash_bytes(piece);
+  for (;; ++key) {
+    const auto hit = cache.index.find(key);
+    if (!hit) break;
+    const auto& e = cache.entries[*hit];
+    if (std::string_view(cache.texts).substr(e.text_at, e.text_len) == piece) {
+      out.insert(out.end(), cache.ids.begin() + e.ids_at, cache.ids.begin() + e.ids_at + e.ids_len);
+      return;
+    }
+  }
+  const std::size_t before = out.size();
+  detail::encode_piece(m, piece, out);
+  cache.index.insert(key, cache.entries.size());
+  cache.entries.push_back({static_cast<std::uint32_t>(cache.texts.size()),
+                           static_cast<std::uint32_t>(piece.size()),
+                           static_cast<std::uint32_t>(cache.ids.size()),
+                           static_cast<std::uint32_t>(out.size() - before)});
+  cache.texts.append(piece);
+  cache.ids.insert(cache.ids.end(), out.begin() + static_cast<std::ptrdiff_t>(before), out.end());
+}
+
+// NFC of `text` (ICU). Text ICU finds already normalized (all ASCII, say) is not copied.
+std::string_view nfc(std::string_view text, std::string& storage) {
+  UErrorCode status = U_ZERO_ERROR;
+  const icu::Normalizer2* n = icu::Normalizer2::getNFCInstance(status);
+  if (U_FAILURE(status)) return text;
+  bool ascii = true;
+  for (const char c : text) {
+    if (static_cast<unsigned char>(c) >= 0x80) {
+      ascii = false;
+      break;
+    }
+  }
+  if (ascii) return text;
+  const icu::UnicodeString u = icu::UnicodeString::fromUTF8(
+      icu::StringPiece(text.data(), static_cast<std::int32_t>(text.size())));
+  if (n->isNormalized(u, status) && U_SUCCESS(status)) return text;
+  status = U_ZERO_ERROR;
+  const icu::UnicodeString out = n->normalize(u, status);
+  if (U_FAILURE(status)) return text;
+  storage.clear();
+  out.toUTF8String(storage);
+  return storage;
+}
+
+void encode_ordinary_into(const bpe_model& m, std::string_view text, std::vector<token_id>& out) {
+  std::string normalized;
+  if (m.nfc) text = nfc(text, normalized);
+  for (std::size_t i = 0; i < text.size();) {
+    const std::size_t len = detail::next_piece(m.pre, text, i);
+    encode_piece_cached(m, text.substr(i, len), out);
+    i += len;
+  }
+}
+
+// The first added token in `text` at or after `from` (leftmost, then longest).
+std::pair<std::size_t, const detail::added_token*> find_added(const bpe_model& m,
+                                                              std::string_view text,
+                                                              std::size_t from) {
+  for (std::size_t i = from; i < text.size(); ++i) {
+    if (!m.added_first[static_cast<unsigned char>(text[i])]) continue;
+    for (const auto& a : m.added) {  // longest first
+      if (text.compare(i, a.text.size(), a.text) == 0) return {i, &a};
+    }
+  }
+  return {text.size(), nullptr};
+}
+
+std::string read_file(const std::string& path, bool& ok) {
+  std::ifstream in(path, std::ios::binary);
+  ok = static_cast<bool>(in);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return std::move(s).str();
+}
+
+}  // namespace
+
+result<tokenizer> tokenizer::from_tokenizer_json(std::string_view json_text) {
+  auto m = detail::load_tokenizer_json(json_text);
+  if (!m) return m.error();
+  return tokenizer(std::move(*m));
+}
+
+result<tokenizer> tokenizer::from_tiktoken(std::string_view ranks_text,
+                                           const tokenizer_options& options) {
+  auto m = detail::load_tiktoken(ranks_text, options.encoding);
+  if (!m) return m.error();
+  return tokenizer(std::move(*m));
+}
+
+result<tokenizer> tokenizer::from_file(const std::string& path, const tokenizer_options& options) {
+  bool ok = false;
+  const std::string text = read_file(path, ok);
+  if (!ok) return make_error(error_code::io_error, "cannot read tokenizer file '" + path + "'");
+  std::size_t first = text.find_first_not_of(" \t\r\n");
+  if (first != std::string::npos && text[first] == '{') return from_tokenizer_json(text);
+  return from_tiktoken(text, options);
+}
+
+std::vector<token_id> tokenizer::encode_ordinary(std::string_view text) const {
+  std::vector<token_id> out;
+  out.reserve(text.size() / 3 + 4);
+  encode_ordinary_into(*m_, text, out);
+  return out;
+}
+
+void tokenizer::append_ordinary(std::string_view text, std::vector<token_id>& out) const {
+  encode_ordinary_into(*m_, text, out);
+}
+
+std::vector<token_id> tokenizer::encode(std::string_view text, special_tokens allowed) const {
+  if (allowed == special_tokens::none || m_->added.empty()) return encode_ordinary(text);
+  std::vector<token_id> out;
+  out.reserve(text.size() / 3 + 4);
+  std::size_t at = 0;
+  while (at < text.size()) {
+    const auto [hit, token] = find_added(*m_, text, at);
+    encode_ordinary_into(*m_, text.substr(at, hit - at), out);
+    if (token == nullptr) break;
+    out.push_back(token->id);
+    at = hit + token->text.size();
+  }
+  return out;
+}
+
+result<std::string> tokenizer::decode(std::span<const token_id> ids) const {
+  // Two passes: the length (and unknown IDs), then one copy per token into place. Tokens
+  // are short: a fixed 16-byte copy (the arena and the output have room past the end) is
+  // one load and one store, where memcpy of a variable length is a call.
+  const auto& spans = m_->spans;
+  std::size_t size = 0;
+  for (const token_id id : ids) {
+    if (id >= spans.size() || spans[id].second == 0) {
+      return make_error(error_code::token_unknown,
+                        "token ID " + std::to_string(id) + " is not in the vocabulary");
+    }
+    size += spans[id].second;
+  }
+  std::string out(size + detail::kArenaPadding, '\0');
+  char* p = out.data();
+  const char* arena = m_->arena.data();
+  for (const token_id id : ids) {
+    const auto [at, len] = spans[id];
+    if (len <= detail::kArenaPadding) {
+      std::memcpy(p, arena + at, detail::kArenaPadding);
+    } else {
+      std::memcpy(p, arena + at, len);
+    }
+    p += len;
+  }
+  out.resize(size);
+  return out;
+}
+
+std::string_view tokenizer::token_bytes(token_id id) const noexcept {
+  return m_->bytes_of(id);
+}
+
+std::optional<token_id> tokenizer::id_of(std::string_view special) const noexcept {
+  for (const auto& a : m_->added) {
+    if (a.text == special) return a.id;
+  }
+  return std::nullopt;
+}
+
+bool tokenizer::is_special(token_id id) const noexcept {
+  for (const auto& a : m_->added) {
+    if (a.id == id) return true;
+  }
+  return false;
+}
+
+std::size_t tokenizer::vocab_size() const noexcept {
+  return m_->spans.size();
+}
+
+std::string_view tokenizer::name() const noexcept {
+  return m_->name;
+}
+
+std::string token_text_decoder::push(token_id id) {
+  held_.append(t_->token_bytes(id));
+  // Keep back the bytes of a character the next token may complete.
+  std::size_t cut = held_.size();
+  for (std::size_t back = 1; back <= 3 && back <= held_.size(); ++back) {
+    const auto c = static_cast<unsigned char>(held_[held_.size() - back]);
+    if ((c & 0xC0) == 0x80) continue;  // a continuation byte: look further back
+    const std::size_t need = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC0 ? 2 : 1;
+    if (need > back) cut = held_.size() - back;
+    break;
+  }
+  std::string out = held_.substr(0, cut);
+  held_.erase(0, cut);
+  return out;
+}
+
+std::string token_text_decoder::finish() {
+  return std::exchange(held_, {});
+}
+
+}  // namespace ocml
