@@ -4,7 +4,8 @@
 //
 // Prints, one per line: load time, single-thread encode MB/s over the corpus (documents
 // split at blank-line boundaries, as bench/token_speed.sh gives the peer), decode MB/s,
-// and the time of one adversarial 1 MB piece (a single letter repeated, one pre-token).
+// and the time of adversarial 1 MiB single pieces.
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <fstream>
@@ -67,9 +68,29 @@ int main(int argc, char** argv) {
     if (!text || text->size() != corpus.size()) std::fprintf(stderr, "decode mismatch\n");
   }
   std::printf("decode_MBps %.1f\n", static_cast<double>(corpus.size()) / dbest / 1e6);
-  const std::string piece(1 << 20, 'x');
-  t0 = std::chrono::steady_clock::now();
-  const auto ids = tok->encode_ordinary(piece);
-  std::printf("adversarial_1MB_ms %.1f (%zu tokens)\n", seconds_since(t0) * 1e3, ids.size());
+  // One pre-token of 1 MiB each: one letter repeated (tiktoken's quadratic case), random
+  // letters (no repeats for a cache to find), a CJK run, spaces.
+  std::string random;
+  std::uint32_t x = 12345;
+  while (random.size() < (1u << 20)) {
+    x = x * 1103515245u + 12345u;
+    random.push_back(static_cast<char>('a' + (x >> 16) % 26));
+  }
+  std::string cjk;
+  while (cjk.size() < (1u << 20)) cjk += "\xe6\x97\xa5";
+  const std::pair<const char*, std::string> pieces[] = {{"one_letter", std::string(1 << 20, 'x')},
+                                                        {"random_letters", random},
+                                                        {"cjk", cjk},
+                                                        {"spaces", std::string(1 << 20, ' ')}};
+  for (const auto& [name, piece] : pieces) {
+    double pbest = 1e9;
+    std::size_t n = 0;
+    for (int run = 0; run < 3; ++run) {
+      t0 = std::chrono::steady_clock::now();
+      n = tok->encode_ordinary(piece).size();
+      pbest = std::min(pbest, seconds_since(t0));
+    }
+    std::printf("piece_1MiB_%s_ms %.1f (%zu tokens, best of 3)\n", name, pbest * 1e3, n);
+  }
   return 0;
 }

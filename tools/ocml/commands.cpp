@@ -1,5 +1,7 @@
 #include "commands.hpp"
 
+#include <charconv>
+
 #include <string.h>
 
 #include <algorithm>
@@ -21,6 +23,7 @@
 #include "ocml/gabgpt.hpp"
 #include "ocml/harmony.hpp"
 #include "ocml/render.hpp"
+#include "ocml/token_render.hpp"
 
 namespace ocml::cli {
 
@@ -175,6 +178,22 @@ bool one_pass(const render_args& a, const key_scan& keys) {
          (a.format == json_format::openai || (a.format == json_format::automatic && !keys.native));
 }
 
+// The library options of one render (a line's own options over the command line's).
+json_render_options json_options_of(const render_args& a, const line_options& lo,
+                                    const key_scan& keys) {
+  json_render_options jo;
+  jo.format = a.format == json_format::automatic && !keys.native ? json_format::openai : a.format;
+  jo.reasoning_effort = lo.reasoning_effort;
+  jo.current_date = a.current_date;
+  jo.render.dialect = a.dialect;
+  jo.render.add_generation_prompt = lo.add_generation_prompt;
+  jo.render.continue_final_message = lo.continue_final_message;
+  jo.render.enable_thinking = lo.enable_thinking;
+  jo.render.training = a.training;
+  jo.render.drop_analysis = a.dialect == dialect::harmony && !a.keep_analysis;
+  return jo;
+}
+
 // Renders one JSON conversation; the text, or the diagnostics that explain why not.
 line_result render_one(const render_args& a, std::string_view input, const key_scan& keys) {
   line_result r;
@@ -186,17 +205,7 @@ line_result render_one(const render_args& a, std::string_view input, const key_s
     return r;  // the one-pass path: OpenAI JSON straight to ChatML
   }
   r.diagnostics.clear();
-  json_render_options jo;
-  jo.format = a.format == json_format::automatic && !keys.native ? json_format::openai : a.format;
-  jo.reasoning_effort = lo.reasoning_effort;
-  jo.current_date = a.current_date;
-  jo.render.dialect = a.dialect;
-  jo.render.add_generation_prompt = lo.add_generation_prompt;
-  jo.render.continue_final_message = lo.continue_final_message;
-  jo.render.enable_thinking = lo.enable_thinking;
-  jo.render.training = a.training;
-  jo.render.drop_analysis = a.dialect == dialect::harmony && !a.keep_analysis;
-  json_render_result j = render_json(input, jo);
+  json_render_result j = render_json(input, json_options_of(a, lo, keys));
   r.output = std::move(j.text);
   r.diagnostics = std::move(j.diagnostics);
   return r;
@@ -245,7 +254,65 @@ bool one_pass_line(std::string_view text, const line_options& lo, line_result& r
 
 }  // namespace
 
+// Appends `"key":[v,…]` to `out`.
+template <typename T>
+void append_array(std::string& out, std::string_view key, const std::vector<T>& v) {
+  out += '"';
+  out += key;
+  out += "\":[";
+  char digits[24];
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    if (i > 0) out.push_back(',');
+    out.append(digits, std::to_chars(digits, digits + sizeof digits, v[i]).ptr);
+  }
+  out.push_back(']');
+}
+
+// `ocml render --ids`: one JSON object of IDs (and labels) per conversation.
+int run_render_ids(const render_args& a) {
+  auto tok = tokenizer::from_file(a.tokenizer, {.encoding = a.encoding});
+  if (!tok) {
+    std::cerr << tok.error().to_string() << '\n';
+    return 1;
+  }
+  const token_render_options to{
+      .policy = a.policy == "hf" ? token_policy::hf : token_policy::harmony,
+      .training = a.training,
+      .turns = a.last_turn_only ? trained_turns::last : trained_turns::all,
+      .train_trailing_newline = a.train_trailing_newline,
+      .max_tokens = a.max_tokens,
+      .strict = a.strict_tokens};
+  const auto one = [&](std::string_view text, line_result& r) {
+    const key_scan keys = scan_keys(text);
+    const line_options lo = options_of(a, text, keys);
+    json_token_result j = render_json_tokens(text, json_options_of(a, lo, keys), *tok, to);
+    r.diagnostics = std::move(j.diagnostics);
+    if (!j.ok()) return;
+    r.output += '{';
+    append_array(r.output, "input_ids", j.tokens.input_ids);
+    r.output += ',';
+    append_array(r.output, "attention_mask", j.tokens.attention_mask);
+    if (a.training) {
+      r.output += ',';
+      append_array(r.output, "labels", j.tokens.labels);
+    }
+    r.output += '}';
+  };
+  if (a.batch.jsonl) {
+    return batch(a.batch, a.file,
+                 [&](const batch_line& line, line_result& r) { one(line.text, r); });
+  }
+  input in;
+  if (!open_input(in, a.file)) return 1;
+  line_result r;
+  one(in.bytes(), r);
+  for (const auto& d : r.diagnostics) print_diag(d);
+  if (!any_error(r.diagnostics)) std::cout << r.output << '\n';
+  return any_error(r.diagnostics) ? 1 : 0;
+}
+
 int run_render(const render_args& a) {
+  if (a.ids) return run_render_ids(a);
   if (a.batch.jsonl) {
     return batch(a.batch, a.file, [&a](const batch_line& line, line_result& r) {
       if (a.dialect == dialect::chatml &&

