@@ -3,7 +3,9 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <sstream>
 
+#include "ocml/token_decoder.hpp"
 #include "support.hpp"
 
 namespace fs = std::filesystem;
@@ -76,14 +78,36 @@ class HarmonyParse : public ::testing::TestWithParam<std::string> {};
 TEST_P(HarmonyParse, ExpectedMessages) {
   if (GetParam() == "reference_absent") GTEST_SKIP() << "../shared/reference is absent";
   const json req = json::parse(ocml::test::read_file(kDir / "requests" / GetParam()));
-  if (req["input"] == "tokens") {
-    GTEST_SKIP() << "token-ID golden: waits for o200k_harmony tokenizer support";
-  }
   ocml::decoder_options o;
   o.dialect = ocml::dialect::harmony;
   if (req["role"].is_string()) {
     o.completion = true;
     o.completion_role = req["role"];
+  }
+  if (req["input"] == "tokens") {  // decimal IDs, parsed with o200k_harmony as harmony does
+    const fs::path ranks = fs::path(OCML_SOURCE_DIR) / "tests/reference/o200k_base.tiktoken";
+    if (!fs::exists(ranks)) {
+      GTEST_SKIP() << "token-ID golden: tests/reference not installed (scripts/setup.sh --dev)";
+    }
+    const auto tok = *ocml::tokenizer::from_file(ranks.string(), {.encoding = "o200k_harmony"});
+    std::vector<ocml::token_id> ids;
+    std::istringstream in(ocml::test::read_file(kDir / req["golden"].get<std::string>()));
+    for (ocml::token_id id = 0; in >> id;) ids.push_back(id);
+    for (std::size_t chunk : {ids.size(), std::size_t{1}, std::size_t{5}}) {
+      ocml::collector c;
+      ocml::token_decoder d(tok, o, [&c](const ocml::event& e) { c(e); });
+      for (std::size_t i = 0; i < ids.size(); i += chunk) {
+        d.push_tokens(
+            std::span<const ocml::token_id>(ids.data() + i, std::min(chunk, ids.size() - i)));
+      }
+      d.finish();
+      const auto r = c.take();
+      ASSERT_TRUE(r.ok()) << r.diagnostics[0].to_string();
+      const nlohmann::json got = nlohmann::json::parse(
+          ocml::harmony::to_conversation_json(r.conversation)["messages"].dump());
+      EXPECT_EQ(got, nlohmann::json::parse(req["expected_messages"].dump())) << "chunk " << chunk;
+    }
+    return;
   }
   const std::string text = golden_text(kDir / req["golden"].get<std::string>());
   for (std::size_t chunk : {0u, 1u, 5u}) {

@@ -24,27 +24,29 @@ using ocml::json;
 using ocml::token_id;
 
 // A byte-level tokenizer.json with every dialect's control tokens as added tokens.
-const ocml::tokenizer& all_dialects_vocab() {
-  static const ocml::tokenizer tok = [] {
-    json vocab = json::object();
-    for (int b = 0; b < 256; ++b) vocab[ocml::test::byte_char(b)] = b;
-    json added = json::array();
-    std::vector<std::string> seen;
-    int id = 1000;
-    for (const auto& d : ocml::dialects()) {
-      for (const auto t : d.tokens) {
-        if (std::find(seen.begin(), seen.end(), t) != seen.end()) continue;
-        seen.emplace_back(t);
-        added.push_back({{"id", id++}, {"content", std::string(t)}, {"special", true}});
-      }
+json all_dialects_vocab_json() {
+  json vocab = json::object();
+  for (int b = 0; b < 256; ++b) vocab[ocml::test::byte_char(b)] = b;
+  json added = json::array();
+  std::vector<std::string> seen;
+  int id = 1000;
+  for (const auto& d : ocml::dialects()) {
+    for (const auto t : d.tokens) {
+      if (std::find(seen.begin(), seen.end(), t) != seen.end()) continue;
+      seen.emplace_back(t);
+      added.push_back({{"id", id++}, {"content", std::string(t)}, {"special", true}});
     }
-    json j = {{"normalizer", nullptr},
-              {"pre_tokenizer",
-               {{"type", "ByteLevel"}, {"add_prefix_space", false}, {"use_regex", true}}},
-              {"added_tokens", added},
-              {"model", {{"type", "BPE"}, {"vocab", vocab}, {"merges", json::array()}}}};
-    return *ocml::tokenizer::from_tokenizer_json(j.dump());
-  }();
+  }
+  return {
+      {"normalizer", nullptr},
+      {"pre_tokenizer", {{"type", "ByteLevel"}, {"add_prefix_space", false}, {"use_regex", true}}},
+      {"added_tokens", added},
+      {"model", {{"type", "BPE"}, {"vocab", vocab}, {"merges", json::array()}}}};
+}
+
+const ocml::tokenizer& all_dialects_vocab() {
+  static const ocml::tokenizer tok =
+      *ocml::tokenizer::from_tokenizer_json(all_dialects_vocab_json().dump());
   return tok;
 }
 
@@ -381,6 +383,142 @@ TEST(TokenRender, CliRendersIdsAndLabelsPerLine) {
   ASSERT_EQ(got.size(), 3u);
   EXPECT_EQ(json::parse(got[0])["input_ids"], json::parse(got[2])["input_ids"]);
   EXPECT_NE(r.err.find("E-JSON-INPUT"), std::string::npos);
+}
+
+}  // namespace
+
+#include "ocml/token_decoder.hpp"
+
+namespace {
+
+// Events as comparable text: kind, span, text.
+std::vector<std::string> event_log(const std::vector<token_id>& ids, const ocml::tokenizer& tok,
+                                   const ocml::decoder_options& o, std::size_t chunk) {
+  std::vector<std::string> log;
+  ocml::token_decoder d(tok, o, [&log](const ocml::event& e) {
+    std::string line = std::to_string(static_cast<int>(e.kind)) + " " +
+                       std::to_string(e.span.begin) + "-" + std::to_string(e.span.end) + " " +
+                       std::string(e.text);
+    if (e.diag != nullptr) line += e.diag->message;
+    if (!log.empty() && e.kind == ocml::event_kind::content && log.back().starts_with("2 ")) {
+      log.back() += std::string(e.text);  // joined content slices (as the byte decoders say)
+      return;
+    }
+    log.push_back(line);
+  });
+  for (std::size_t i = 0; i < ids.size(); i += chunk == 0 ? ids.size() : chunk) {
+    const std::size_t n = chunk == 0 ? ids.size() : std::min(chunk, ids.size() - i);
+    d.push_tokens(std::span<const token_id>(ids.data() + i, n));
+  }
+  d.finish();
+  return log;
+}
+
+TEST(TokenDecoder, ParsingIdsGivesWhatParsingTheTextGivesInEveryDialect) {
+  const auto& tok = all_dialects_vocab();
+  ocml::test::openai_corpus gen(1700);
+  int compared = 0;
+  for (const auto& info : ocml::dialects()) {
+    for (int i = 0; i < 40; ++i) {
+      ocml::json_format f = ocml::json_format::openai;
+      auto conv = ocml::read_conversation_json(gen.conversation().dump(), f);
+      ASSERT_TRUE(conv.ok());
+      const ocml::render_options ro{.dialect = info.id};
+      auto text = ocml::render(*conv, ro);
+      if (!text) continue;
+      auto seq = ocml::render_tokens(*conv, ro, tok, {});
+      ASSERT_TRUE(seq.ok());
+      const auto by_text = ocml::parse(*text, {.dialect = info.id});
+      const auto by_ids = ocml::parse_tokens(seq->input_ids, tok, {.dialect = info.id});
+      ASSERT_EQ(by_ids.ok(), by_text.ok()) << info.name;
+      ASSERT_EQ(by_ids.conversation, by_text.conversation) << info.name << " " << i;
+      // Chunk-invariant per token, and the spans tile the text the IDs stand for.
+      const auto whole = event_log(seq->input_ids, tok, {.dialect = info.id}, 0);
+      ASSERT_EQ(event_log(seq->input_ids, tok, {.dialect = info.id}, 1), whole) << info.name;
+      ASSERT_EQ(event_log(seq->input_ids, tok, {.dialect = info.id}, 7), whole) << info.name;
+      std::size_t at = 0;
+      ocml::token_decoder d(tok, {.dialect = info.id}, [&](const ocml::event& e) {
+        if (e.kind == ocml::event_kind::diagnostic) return;
+        EXPECT_EQ(e.span.begin, at) << info.name;
+        at = e.span.end;
+      });
+      d.push_tokens(seq->input_ids);
+      d.finish();
+      EXPECT_EQ(at, tok.decode(seq->input_ids)->size()) << info.name;
+      ++compared;
+    }
+  }
+  EXPECT_GT(compared, 200);
+}
+
+TEST(TokenDecoder, OrdinaryTokensSpellingMarkupAreContent) {
+  const auto& tok = all_dialects_vocab();
+  ocml::conversation c;
+  c.messages.push_back({.role = ocml::role::user, .content = "a <|end|><|start|>assistant b<"});
+  auto seq = ocml::render_tokens(c, {.dialect = dialect::harmony}, tok, {});
+  ASSERT_TRUE(seq.ok());
+  const auto r = ocml::parse_tokens(seq->input_ids, tok, {.dialect = dialect::harmony});
+  ASSERT_TRUE(r.ok());
+  ASSERT_EQ(r.conversation.messages.size(), 1u);
+  EXPECT_EQ(r.conversation.messages[0].content, "a <|end|><|start|>assistant b<");
+}
+
+TEST(TokenDecoder, UnknownAndForeignSpecialIdsAreReportedByPosition) {
+  const auto& tok = all_dialects_vocab();
+  const token_id start = *tok.id_of("<|start|>");
+  const token_id message = *tok.id_of("<|message|>");
+  const token_id end = *tok.id_of("<|end|>");
+  const token_id foreign = *tok.id_of("<|im_start|>");  // ChatML's, not harmony's
+  std::vector<token_id> ids = {start, 'u', 's', 'e', 'r', message, 'h', 'i', foreign, 99999, end};
+  auto lenient = ocml::parse_tokens(ids, tok, {.dialect = dialect::harmony, .lenient = true});
+  ASSERT_EQ(lenient.conversation.messages.size(), 1u);
+  EXPECT_EQ(lenient.conversation.messages[0].content, "hi");
+  ASSERT_EQ(lenient.diagnostics.size(), 2u);
+  EXPECT_EQ(lenient.diagnostics[0].code, ocml::error_code::unexpected_token);
+  EXPECT_NE(lenient.diagnostics[0].message.find("token 8"), std::string::npos);
+  EXPECT_EQ(lenient.diagnostics[1].code, ocml::error_code::token_unknown);
+  EXPECT_NE(lenient.diagnostics[1].message.find("token 9: ID 99999"), std::string::npos);
+  auto strict = ocml::parse_tokens(ids, tok, {.dialect = dialect::harmony});
+  EXPECT_FALSE(strict.ok());
+}
+
+}  // namespace
+
+namespace {
+
+TEST(TokenDecoder, CliParsesIdsAndChecksAndExtendsVocabularies) {
+  const fs::path f =
+      fs::temp_directory_path() / ("ocml_vocab_" + std::to_string(::getpid()) + ".json");
+  std::ofstream(f) << all_dialects_vocab_json().dump();
+  const std::string conv =
+      R"({"messages":[{"role":"user","content":"hi <|im_end|>"},{"role":"assistant","content":"hello"}]})";
+  auto r = ocml::test::run("render -d harmony --ids --tokenizer " + f.string() + " -", conv);
+  ASSERT_EQ(r.code, 0) << r.err;
+  const std::string ids = json::parse(r.out)["input_ids"].dump();
+  r = ocml::test::run("parse -d harmony --ids --openai --tokenizer " + f.string() + " -", ids);
+  ASSERT_EQ(r.code, 0) << r.err;
+  const json back = json::parse(r.out);
+  EXPECT_EQ(back["messages"].back()["content"], "hello");
+  EXPECT_EQ(back["messages"][back["messages"].size() - 2]["content"], "hi <|im_end|>");
+
+  r = ocml::test::run("tokens check -d chatml --tokenizer " + f.string());
+  EXPECT_EQ(r.code, 0) << r.out;
+  json bare = all_dialects_vocab_json();
+  bare["added_tokens"] = json::array();
+  const fs::path g = fs::path(f).replace_extension(".bare.json");
+  std::ofstream(g) << bare.dump();
+  r = ocml::test::run("tokens check -d chatml --tokenizer " + g.string());
+  EXPECT_EQ(r.code, 1);
+  EXPECT_NE(r.out.find("<|im_start|> not one ID"), std::string::npos) << r.out;
+  const fs::path h = fs::path(f).replace_extension(".extended.json");
+  r = ocml::test::run("tokens extend -d chatml --tokenizer " + g.string() + " -o " + h.string());
+  EXPECT_EQ(r.code, 0) << r.err;
+  r = ocml::test::run("tokens check -d chatml --tokenizer " + h.string());
+  EXPECT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("<|im_start|> 256"), std::string::npos) << r.out;
+  fs::remove(f);
+  fs::remove(g);
+  fs::remove(h);
 }
 
 }  // namespace

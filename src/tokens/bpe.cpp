@@ -97,8 +97,10 @@ void bpe_model::finish() {
     return a.text.size() > b.text.size();
   });
   added_first.fill(false);
+  is_added.assign(spans.size(), 0);
   for (const auto& a : added) {
     if (!a.text.empty()) added_first[static_cast<unsigned char>(a.text[0])] = true;
+    if (a.id < is_added.size()) is_added[a.id] = 1;
   }
 }
 

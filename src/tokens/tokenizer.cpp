@@ -215,10 +215,7 @@ std::optional<token_id> tokenizer::id_of(std::string_view special) const noexcep
 }
 
 bool tokenizer::is_special(token_id id) const noexcept {
-  for (const auto& a : m_->added) {
-    if (a.id == id) return true;
-  }
-  return false;
+  return id < m_->is_added.size() && m_->is_added[id] != 0;
 }
 
 std::size_t tokenizer::vocab_size() const noexcept {

@@ -23,7 +23,9 @@
 #include "ocml/gabgpt.hpp"
 #include "ocml/harmony.hpp"
 #include "ocml/render.hpp"
+#include "ocml/token_decoder.hpp"
 #include "ocml/token_render.hpp"
+#include "tokens_cmd.hpp"
 
 namespace ocml::cli {
 
@@ -345,6 +347,26 @@ int run_render(const render_args& a) {
 int run_parse(const parse_args& a) {
   const openai_options oo{
       .reasoning_key = a.decoder.dialect == dialect::ocml_2_0 ? "thinking" : "reasoning_content"};
+  if (a.ids) {
+    auto tok = tokenizer::from_file(a.tokenizer, {.encoding = a.encoding});
+    if (!tok) {
+      std::cerr << tok.error().to_string() << '\n';
+      return 1;
+    }
+    input in;
+    if (!open_input(in, a.file)) return 1;
+    auto ids = read_token_ids(in.bytes());
+    if (!ids) {
+      print_diag(ids.error());
+      return 1;
+    }
+    const parse_result r = parse_tokens(*ids, *tok, a.decoder);
+    for (const auto& diag : r.diagnostics) print_diag(diag);
+    const json out = a.openai ? to_openai_json(plain_meaning(r.conversation, a.decoder.dialect), oo)
+                              : to_native_json(r.conversation);
+    std::cout << dump_json(out, 2) << '\n';
+    return r.ok() ? 0 : 1;
+  }
   if (a.batch.jsonl) {
     return batch(a.batch, a.file, [&](const batch_line& line, line_result& r) {
       auto text = markup_of_line(line.text);

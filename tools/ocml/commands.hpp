@@ -42,6 +42,9 @@ struct render_args {
 struct parse_args {
   decoder_options decoder;
   bool openai = false;
+  bool ids = false;       ///< input is token IDs
+  std::string tokenizer;  ///< with ids
+  std::string encoding;   ///< with ids and a .tiktoken file
   std::string events;     ///< stream: "ocml" or "openai" projection instead of decoder events
   std::size_t chunk = 0;  ///< 0 = all at once
   std::string file = "-";

@@ -98,6 +98,14 @@ int main(int argc, char** argv) {
   add_decoder_flags(parse, pa.decoder);
   parse->add_option("--chunk", pa.chunk, "feed the decoder N bytes at a time")
       ->check(CLI::PositiveNumber);
+  parse->add_option("--tokenizer", pa.tokenizer, "with --ids: tokenizer.json or .tiktoken file");
+  parse->add_option("--encoding", pa.encoding,
+                    "with --ids and a .tiktoken file: o200k_base, o200k_harmony, cl100k_base");
+  parse
+      ->add_flag("--ids", pa.ids,
+                 "input is token IDs (a JSON array or whitespace-separated): structure comes "
+                 "only from the dialect's control-token IDs")
+      ->needs(parse->get_option("--tokenizer"));
   parse->add_option("file", pa.file, "input file, - for stdin");
   add_batch_flags(parse, pa.batch);
 
@@ -180,6 +188,8 @@ int main(int argc, char** argv) {
     if (*list) return ocml::cli::run_dialects();
     if (*tokens.encode) return ocml::cli::run_tokens_encode(ta);
     if (*tokens.decode) return ocml::cli::run_tokens_decode(ta);
+    if (*tokens.check) return ocml::cli::run_tokens_check(ta);
+    if (*tokens.extend) return ocml::cli::run_tokens_extend(ta);
   } catch (const std::exception& e) {
     std::cerr << "E-INTERNAL " << e.what() << '\n';
     return 1;

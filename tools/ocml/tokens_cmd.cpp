@@ -1,12 +1,14 @@
 #include "tokens_cmd.hpp"
 
 #include <charconv>
+#include <fstream>
 #include <iostream>
 #include <optional>
 
 #include "io.hpp"
 #include "ocml/json.hpp"
 #include "ocml/tokens.hpp"
+#include "options.hpp"
 
 namespace ocml::cli {
 
@@ -60,6 +62,16 @@ tokens_commands add_tokens_commands(CLI::App& app, tokens_args& a) {
       ->check(CLI::IsMember({"all", "none"}));
   c.encode->add_flag("--jsonl", a.jsonl,
                      "each input line is a JSON string; each output line its array of IDs");
+  c.check = c.tokens->add_subcommand(
+      "check", "which of a dialect's control tokens are single IDs of the tokenizer");
+  add_dialect(c.check, a.dialect);
+  c.check->add_option("--tokenizer", a.tokenizer, "tokenizer.json or .tiktoken file")->required();
+  c.check->add_option("--encoding", a.encoding, ".tiktoken: the encoding");
+  c.extend = c.tokens->add_subcommand(
+      "extend", "a tokenizer.json with the dialect's missing control tokens added as special");
+  add_dialect(c.extend, a.dialect);
+  c.extend->add_option("--tokenizer", a.tokenizer, "tokenizer.json file")->required();
+  c.extend->add_option("-o,--output", a.output, "where to write it (- for stdout)");
   c.decode = c.tokens->add_subcommand("decode",
                                       "token IDs (a JSON array or whitespace-separated) to text");
   add_common(c.decode, a);
@@ -106,8 +118,22 @@ int run_tokens_decode(const tokens_args& a) {
   std::optional<tokenizer> tok;
   input in;
   if (!prepare(a, tok, in)) return 1;
+  auto ids = read_token_ids(in.bytes());
+  if (!ids) {
+    std::cerr << ids.error().to_string() << '\n';
+    return 1;
+  }
+  auto bytes = tok->decode(*ids);
+  if (!bytes) {
+    std::cerr << bytes.error().to_string() << '\n';
+    return 1;
+  }
+  std::cout << *bytes;
+  return 0;
+}
+
+result<std::vector<token_id>> read_token_ids(std::string_view text) {
   std::vector<token_id> ids;
-  const std::string_view text = in.bytes();
   for (std::size_t i = 0; i < text.size();) {
     const char c = text[i];
     if (c == '[' || c == ']' || c == ',' || c == ' ' || c == '\t' || c == '\r' || c == '\n') {
@@ -117,18 +143,82 @@ int run_tokens_decode(const tokens_args& a) {
     token_id id = 0;
     const auto r = std::from_chars(text.data() + i, text.data() + text.size(), id);
     if (r.ec != std::errc{}) {
-      std::cerr << "E-JSON-INPUT byte " << i << ": not a token ID\n";
-      return 1;
+      return make_error(error_code::invalid_json, "byte " + std::to_string(i) + ": not a token ID");
     }
     ids.push_back(id);
     i = static_cast<std::size_t>(r.ptr - text.data());
   }
-  auto bytes = tok->decode(ids);
-  if (!bytes) {
-    std::cerr << bytes.error().to_string() << '\n';
+  return ids;
+}
+
+int run_tokens_check(const tokens_args& a) {
+  auto tok = tokenizer::from_file(a.tokenizer, {.encoding = a.encoding});
+  if (!tok) {
+    std::cerr << tok.error().to_string() << '\n';
     return 1;
   }
-  std::cout << *bytes;
+  int missing = 0;
+  for (const auto& info : dialects()) {
+    if (info.id != a.dialect) continue;
+    for (const std::string_view t : info.tokens) {
+      if (const auto id = tok->id_of(t)) {
+        std::cout << t << " " << *id << '\n';
+      } else {
+        ++missing;
+        std::cout << t << " not one ID (" << tok->encode_ordinary(t).size()
+                  << " ordinary tokens)\n";
+      }
+    }
+  }
+  return missing == 0 ? 0 : 1;
+}
+
+int run_tokens_extend(const tokens_args& a) {
+  auto tok = tokenizer::from_file(a.tokenizer);
+  if (!tok) {
+    std::cerr << tok.error().to_string() << '\n';
+    return 1;
+  }
+  input in;
+  std::string err;
+  if (!in.open(a.tokenizer, err)) {
+    std::cerr << "E-IO " << err << '\n';
+    return 1;
+  }
+  auto j = parse_json_text(in.bytes());
+  if (!j || !j->is_object()) {
+    std::cerr << "E-TOKENIZER-FORMAT " << a.tokenizer
+              << ": only a tokenizer.json can be extended\n";
+    return 1;
+  }
+  json& added = (*j)["added_tokens"];
+  if (!added.is_array()) added = json::array();
+  auto next = static_cast<token_id>(tok->vocab_size());
+  for (const auto& info : dialects()) {
+    if (info.id != a.dialect) continue;
+    for (const std::string_view t : info.tokens) {
+      if (tok->id_of(t)) continue;
+      added.push_back({{"id", next++},
+                       {"content", std::string(t)},
+                       {"single_word", false},
+                       {"lstrip", false},
+                       {"rstrip", false},
+                       {"normalized", false},
+                       {"special", true}});
+      std::cerr << "added " << t << " as " << next - 1 << '\n';
+    }
+  }
+  const std::string text = dump_json(*j, 2) + "\n";
+  if (a.output == "-") {
+    std::cout << text;
+    return 0;
+  }
+  std::ofstream out(a.output, std::ios::binary);
+  out << text;
+  if (!out) {
+    std::cerr << "E-IO cannot write '" << a.output << "'\n";
+    return 1;
+  }
   return 0;
 }
 

@@ -4,6 +4,11 @@
 #include <CLI/CLI.hpp>
 
 #include <string>
+#include <vector>
+
+#include "ocml/dialect.hpp"
+#include "ocml/error.hpp"
+#include "ocml/tokens.hpp"
 
 namespace ocml::cli {
 
@@ -13,6 +18,8 @@ struct tokens_args {
   std::string special = "all";
   bool jsonl = false;
   std::string file = "-";
+  ocml::dialect dialect = ocml::dialect::harmony;  ///< check, extend
+  std::string output = "-";                        ///< extend
 };
 
 /// Adds `tokens` with its `encode` and `decode` subcommands to `app`.
@@ -20,10 +27,17 @@ struct tokens_commands {
   CLI::App* tokens = nullptr;
   CLI::App* encode = nullptr;
   CLI::App* decode = nullptr;
+  CLI::App* check = nullptr;
+  CLI::App* extend = nullptr;
 };
 tokens_commands add_tokens_commands(CLI::App& app, tokens_args& a);
 
 int run_tokens_encode(const tokens_args& a);
 int run_tokens_decode(const tokens_args& a);
+int run_tokens_check(const tokens_args& a);
+int run_tokens_extend(const tokens_args& a);
+
+/// Token IDs written as a JSON array or separated by white space.
+[[nodiscard]] result<std::vector<token_id>> read_token_ids(std::string_view text);
 
 }  // namespace ocml::cli
