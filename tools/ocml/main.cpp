@@ -28,6 +28,15 @@ void add_decoder_flags(CLI::App* app, ocml::decoder_options& o) {
                 "(<|start|>assistant, <|im_start|>assistant\\n, [AST], <|assistant|>, ...)");
 }
 
+// --tokenizer, --encoding and --ids (which needs --tokenizer).
+void add_token_flags(CLI::App* app, std::string& tokenizer, std::string& encoding, bool& ids,
+                     const std::string& ids_help) {
+  app->add_option("--tokenizer", tokenizer, "with --ids: tokenizer.json or .tiktoken file");
+  app->add_option("--encoding", encoding,
+                  "with --ids and a .tiktoken file: o200k_base, o200k_harmony, cl100k_base");
+  app->add_flag("--ids", ids, ids_help)->needs(app->get_option("--tokenizer"));
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -63,14 +72,9 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"low", "medium", "high"}));
   render->add_option("--current-date", ra.current_date,
                      "harmony from OpenAI JSON: the system message's current date");
-  render->add_option("--tokenizer", ra.tokenizer, "with --ids: tokenizer.json or .tiktoken file");
-  render->add_option("--encoding", ra.encoding,
-                     "with --ids and a .tiktoken file: o200k_base, o200k_harmony, cl100k_base");
-  render
-      ->add_flag("--ids", ra.ids,
-                 "token IDs: {\"input_ids\", \"attention_mask\"[, \"labels\" with "
-                 "--training]} instead of text")
-      ->needs(render->get_option("--tokenizer"));
+  add_token_flags(render, ra.tokenizer, ra.encoding, ra.ids,
+                  "token IDs: {\"input_ids\", \"attention_mask\"[, \"labels\" with "
+                  "--training]} instead of text");
   render
       ->add_option("--policy", ra.policy,
                    "with --ids: harmony (control tokens one ID each, content never one) or "
@@ -98,14 +102,9 @@ int main(int argc, char** argv) {
   add_decoder_flags(parse, pa.decoder);
   parse->add_option("--chunk", pa.chunk, "feed the decoder N bytes at a time")
       ->check(CLI::PositiveNumber);
-  parse->add_option("--tokenizer", pa.tokenizer, "with --ids: tokenizer.json or .tiktoken file");
-  parse->add_option("--encoding", pa.encoding,
-                    "with --ids and a .tiktoken file: o200k_base, o200k_harmony, cl100k_base");
-  parse
-      ->add_flag("--ids", pa.ids,
-                 "input is token IDs (a JSON array or whitespace-separated): structure comes "
-                 "only from the dialect's control-token IDs")
-      ->needs(parse->get_option("--tokenizer"));
+  add_token_flags(parse, pa.tokenizer, pa.encoding, pa.ids,
+                  "input is token IDs (a JSON array or whitespace-separated): structure comes "
+                  "only from the dialect's control-token IDs");
   parse->add_option("file", pa.file, "input file, - for stdin");
   add_batch_flags(parse, pa.batch);
 
