@@ -32,12 +32,14 @@ struct segmenter {
   bool strict = false;
   std::vector<segment> out;
   std::vector<diagnostic>& warnings;
-  std::vector<std::string_view> missing;  // control tokens already reported
-  std::array<bool, 256> first{};          // bytes a control token begins with
+  std::vector<std::string_view> missing;     // control tokens already reported
+  std::array<bool, 256> first{};             // bytes a control token begins with
+  std::vector<std::optional<token_id>> ids;  // of info.tokens, in order
 
   void init() {
     for (const std::string_view t : info.tokens) {
       if (!t.empty()) first[static_cast<unsigned char>(t[0])] = true;
+      ids.push_back(tok.id_of(t));
     }
   }
 
@@ -59,9 +61,12 @@ struct segmenter {
         continue;
       }
       std::string_view found;
-      for (const std::string_view t : info.tokens) {
+      std::optional<token_id> found_id;
+      for (std::size_t k = 0; k < info.tokens.size(); ++k) {
+        const std::string_view t = info.tokens[k];
         if (t.size() > found.size() && text.compare(i, t.size(), t) == 0 && i + t.size() <= e) {
           found = t;
+          found_id = ids[k];
         }
       }
       if (found.empty()) {
@@ -70,8 +75,8 @@ struct segmenter {
       }
       if (!drop) add_text(run, i);
       if (!drop) {
-        if (const auto id = tok.id_of(found)) {
-          out.push_back({i, i + found.size(), true, *id});
+        if (found_id) {
+          out.push_back({i, i + found.size(), true, *found_id});
         } else {
           if (strict) {
             return make_error(error_code::token_unknown,
@@ -100,8 +105,15 @@ struct segmenter {
 result<std::vector<segment>> segments_of(std::string_view text, dialect d, const tokenizer& tok,
                                          bool strict, std::vector<diagnostic>& warnings) {
   const auto& codec = detail::codec_of(d);
-  segmenter s{text, codec.info, tok, codec.family == "openchatml", strict, {}, warnings, {}, {}};
+  segmenter s{text, codec.info, tok, codec.family == "openchatml", strict, {}, warnings,
+              {},   {},         {}};
   s.init();
+  if (!s.escapes) {
+    // Formats without an escape refuse content that spells their markup (the injection
+    // rule): every spelling of a control token in their text is structure. No decoder pass.
+    if (auto r = s.structure(0, text.size(), false); !r) return r.error();
+    return std::move(s.out);
+  }
   bool in_body = false;
   std::optional<diagnostic> failed;
   // Each event is classified as it comes (no copy of the events: they hold messages).
@@ -145,10 +157,21 @@ void encode_range(std::string_view text, const std::vector<segment>& segs, token
     out.insert(out.end(), ids.begin(), ids.end());
     return;
   }
-  std::string run;
+  // The text between two control tokens, encoded as one string: a view of `text` while it
+  // is contiguous there, copied only when escape bytes left a gap.
+  std::string copy;
+  std::size_t run_from = 0;
+  std::size_t run_to = 0;
+  bool copied = false;
   const auto flush = [&] {
-    if (!run.empty()) tok.append_ordinary(run, out);
-    run.clear();
+    if (copied) {
+      tok.append_ordinary(copy, out);
+    } else if (run_to > run_from) {
+      tok.append_ordinary(text.substr(run_from, run_to - run_from), out);
+    }
+    copy.clear();
+    copied = false;
+    run_from = run_to = 0;
   };
   for (const segment& s : segs) {
     if (s.end <= a || s.begin >= b) continue;
@@ -158,7 +181,17 @@ void encode_range(std::string_view text, const std::vector<segment>& segs, token
       continue;
     }
     const std::size_t from = std::max(a, s.begin);
-    run.append(text.substr(from, std::min(b, s.end) - from));
+    const std::size_t to = std::min(b, s.end);
+    if (!copied && run_to == run_from) {
+      run_from = from;
+      run_to = to;
+    } else if (!copied && run_to == from) {
+      run_to = to;
+    } else {
+      if (!copied) copy.assign(text.substr(run_from, run_to - run_from));
+      copied = true;
+      copy.append(text.substr(from, to - from));
+    }
   }
   flush();
 }
@@ -199,8 +232,10 @@ result<std::vector<region>> trained_regions(const conversation& conv, const rend
       return make_error(error_code::unrepresentable,
                         detail::message_path(s) +
                             ": the conversation rendered up to this turn is not a prefix of the "
-                            "whole (the format rewrites earlier turns: Qwen3 drops reasoning "
-                            "before the last user message); train the last turn only");
+                            "whole: the format rewrites earlier turns (Qwen3 drops reasoning "
+                            "before the last user message, harmony's drop_analysis drops "
+                            "analysis before a final answer); train the last turn only, or keep "
+                            "the analysis");
     }
     std::size_t stop = text.size();
     if (e + 1 < ms.size()) {

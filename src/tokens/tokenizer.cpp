@@ -1,7 +1,7 @@
 // ocml::tokenizer: added tokens split out, NFC where the file asks for it, pre-tokenizing,
 // then byte-pair merging of each piece (cached per thread).
+#include <unicode/bytestream.h>
 #include <unicode/normalizer2.h>
-#include <unicode/unistr.h>
 
 #include <cstring>
 #include <fstream>
@@ -82,14 +82,13 @@ std::string_view nfc(std::string_view text, std::string& storage) {
     }
   }
   if (ascii) return text;
-  const icu::UnicodeString u = icu::UnicodeString::fromUTF8(
-      icu::StringPiece(text.data(), static_cast<std::int32_t>(text.size())));
-  if (n->isNormalized(u, status) && U_SUCCESS(status)) return text;
+  const icu::StringPiece piece(text.data(), static_cast<std::int32_t>(text.size()));
+  if (n->isNormalizedUTF8(piece, status) && U_SUCCESS(status)) return text;  // no copy
   status = U_ZERO_ERROR;
-  const icu::UnicodeString out = n->normalize(u, status);
-  if (U_FAILURE(status)) return text;
   storage.clear();
-  out.toUTF8String(storage);
+  icu::StringByteSink<std::string> sink(&storage);
+  n->normalizeUTF8(0, piece, sink, nullptr, status);
+  if (U_FAILURE(status)) return text;
   return storage;
 }
 

@@ -287,7 +287,11 @@ int run_render_ids(const render_args& a) {
   const auto one = [&](std::string_view text, line_result& r) {
     const key_scan keys = scan_keys(text);
     const line_options lo = options_of(a, text, keys);
-    json_token_result j = render_json_tokens(text, json_options_of(a, lo, keys), *tok, to);
+    json_render_options jo = json_options_of(a, lo, keys);
+    // A training sequence keeps every analysis message: dropping them is harmony's rule for
+    // a prompt after a final answer, and with it earlier prompts are not prefixes.
+    if (a.training) jo.render.drop_analysis = false;
+    json_token_result j = render_json_tokens(text, jo, *tok, to);
     r.diagnostics = std::move(j.diagnostics);
     if (!j.ok()) return;
     r.output += '{';
