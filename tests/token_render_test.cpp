@@ -383,6 +383,21 @@ TEST(TokenRender, CliRendersIdsAndLabelsPerLine) {
   ASSERT_EQ(got.size(), 3u);
   EXPECT_EQ(json::parse(got[0])["input_ids"], json::parse(got[2])["input_ids"]);
   EXPECT_NE(r.err.find("E-JSON-INPUT"), std::string::npos);
+
+  // Tool use inside a turn (call, result, final): with harmony's drop_analysis the prompt of
+  // the final would not be a prefix; a training sequence keeps the analysis (decision 45).
+  const std::string tools =
+      R"({"messages":[{"role":"user","content":"weather?"},)"
+      R"({"role":"assistant","reasoning_content":"look it up","tool_calls":[{"id":"c","type":"function","function":{"name":"w","arguments":"{}"}}]},)"
+      R"({"role":"tool","tool_call_id":"c","content":"sunny"},)"
+      R"({"role":"assistant","reasoning_content":"done","content":"Sunny."}]})";
+  r = ocml::test::run("render -d harmony --ids --training --tokenizer " + ranks.string() + " -",
+                      tools);
+  EXPECT_EQ(r.code, 0) << r.err;
+  r = ocml::test::run(
+      "render -d harmony --ids --training --last-turn-only --tokenizer " + ranks.string() + " -",
+      tools);
+  EXPECT_EQ(r.code, 0) << r.err;
 }
 
 }  // namespace
