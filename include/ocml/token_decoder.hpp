@@ -25,7 +25,7 @@ namespace ocml {
 /// IDs stand for (escapes the token stream needs are not counted).
 class token_decoder {
  public:
-  token_decoder(const tokenizer& tok, decoder_options options, decoder::sink on_event);
+  token_decoder(const tokenizer& tok, const decoder_options& options, decoder::sink on_event);
   ~token_decoder();
   token_decoder(token_decoder&&) noexcept;
   token_decoder& operator=(token_decoder&&) noexcept;

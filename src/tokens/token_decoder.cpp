@@ -27,7 +27,7 @@ struct token_decoder::impl {
   bool warned_spelling = false;
   decoder inner;
 
-  impl(const tokenizer& t, decoder_options o, decoder::sink s)
+  impl(const tokenizer& t, const decoder_options& o, decoder::sink s)
       : tok(t), opt(o), sink(std::move(s)), inner(o, [this](const event& e) { forward(e); }) {
     const auto& codec = detail::codec_of(o.dialect);
     spellings = codec.info.tokens;
@@ -141,8 +141,9 @@ struct token_decoder::impl {
   }
 };
 
-token_decoder::token_decoder(const tokenizer& tok, decoder_options options, decoder::sink on_event)
-    : impl_(std::make_unique<impl>(tok, std::move(options), std::move(on_event))) {}
+token_decoder::token_decoder(const tokenizer& tok, const decoder_options& options,
+                             decoder::sink on_event)
+    : impl_(std::make_unique<impl>(tok, options, std::move(on_event))) {}
 token_decoder::~token_decoder() = default;
 token_decoder::token_decoder(token_decoder&&) noexcept = default;
 token_decoder& token_decoder::operator=(token_decoder&&) noexcept = default;
