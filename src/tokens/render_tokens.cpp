@@ -202,6 +202,23 @@ struct region {
   std::size_t to;
 };
 
+// The first `n` messages of `conv` rendered as a plain transcript (with the generation
+// prompt when asked), copying only those messages.
+result<std::string> render_first(const conversation& conv, std::size_t n, const render_options& ro,
+                                 bool generation_prompt) {
+  conversation sub;
+  sub.header = conv.header;
+  sub.tools = conv.tools;
+  sub.document = conv.document;
+  sub.messages.assign(conv.messages.begin(),
+                      conv.messages.begin() + static_cast<std::ptrdiff_t>(n));
+  render_options o = ro;
+  o.add_generation_prompt = generation_prompt;
+  o.continue_final_message = false;
+  o.training = false;
+  return render(sub, o);
+}
+
 result<std::vector<region>> trained_regions(const conversation& conv, const render_options& ro,
                                             std::string_view text, const token_render_options& to) {
   std::vector<region> out;
@@ -220,13 +237,7 @@ result<std::vector<region>> trained_regions(const conversation& conv, const rend
     }
     std::size_t e = s;
     while (e + 1 < ms.size() && ms[e + 1].role == role::assistant) ++e;
-    conversation sub = conv;
-    sub.messages.resize(s);
-    render_options po = ro;
-    po.add_generation_prompt = true;
-    po.continue_final_message = false;
-    po.training = false;
-    auto prompt = render(sub, po);
+    auto prompt = render_first(conv, s, ro, true);
     if (!prompt) return prompt.error();
     if (text.compare(0, prompt->size(), *prompt) != 0) {
       return make_error(error_code::unrepresentable,
@@ -239,12 +250,7 @@ result<std::vector<region>> trained_regions(const conversation& conv, const rend
     }
     std::size_t stop = text.size();
     if (e + 1 < ms.size()) {
-      sub.messages.assign(ms.begin(), ms.begin() + static_cast<std::ptrdiff_t>(e) + 1);
-      render_options eo = ro;
-      eo.add_generation_prompt = false;
-      eo.continue_final_message = false;
-      eo.training = false;
-      auto upto = render(sub, eo);
+      auto upto = render_first(conv, e + 1, ro, false);
       if (!upto) return upto.error();
       // Where the two agree: a format that closes the whole conversation (OpenChatML 0.1's
       // [EOS]) writes that only at the very end.

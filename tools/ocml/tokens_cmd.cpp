@@ -174,15 +174,16 @@ int run_tokens_check(const tokens_args& a) {
 }
 
 int run_tokens_extend(const tokens_args& a) {
-  auto tok = tokenizer::from_file(a.tokenizer);
-  if (!tok) {
-    std::cerr << tok.error().to_string() << '\n';
-    return 1;
-  }
+  // The file is read once: loaded as a tokenizer (to know what it has), then edited as JSON.
   input in;
   std::string err;
   if (!in.open(a.tokenizer, err)) {
     std::cerr << "E-IO " << err << '\n';
+    return 1;
+  }
+  auto tok = tokenizer::from_tokenizer_json(in.bytes());
+  if (!tok) {
+    std::cerr << tok.error().to_string() << '\n';
     return 1;
   }
   auto j = parse_json_text(in.bytes());
