@@ -22,33 +22,8 @@ namespace fs = std::filesystem;
 using ocml::dialect;
 using ocml::json;
 using ocml::token_id;
-
-// A byte-level tokenizer.json with every dialect's control tokens as added tokens.
-json all_dialects_vocab_json() {
-  json vocab = json::object();
-  for (int b = 0; b < 256; ++b) vocab[ocml::test::byte_char(b)] = b;
-  json added = json::array();
-  std::vector<std::string> seen;
-  int id = 1000;
-  for (const auto& d : ocml::dialects()) {
-    for (const auto t : d.tokens) {
-      if (std::find(seen.begin(), seen.end(), t) != seen.end()) continue;
-      seen.emplace_back(t);
-      added.push_back({{"id", id++}, {"content", std::string(t)}, {"special", true}});
-    }
-  }
-  return {
-      {"normalizer", nullptr},
-      {"pre_tokenizer", {{"type", "ByteLevel"}, {"add_prefix_space", false}, {"use_regex", true}}},
-      {"added_tokens", added},
-      {"model", {{"type", "BPE"}, {"vocab", vocab}, {"merges", json::array()}}}};
-}
-
-const ocml::tokenizer& all_dialects_vocab() {
-  static const ocml::tokenizer tok =
-      *ocml::tokenizer::from_tokenizer_json(all_dialects_vocab_json().dump());
-  return tok;
-}
+using ocml::test::all_dialects_vocab;
+using ocml::test::all_dialects_vocab_json;
 
 // What ends an assistant turn, by spec: 2.x/harmony 2.2 §5 (<|end|> closes a turn in a
 // transcript, <|return|>/<|call|> when sampled), ChatML and 0.1 <|im_end|>, PCML <end>,

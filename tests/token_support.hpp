@@ -1,9 +1,15 @@
 // Helpers for tokenizer tests: GPT-2's byte-level characters, for hand-made tokenizer.json
-// vocabularies.
+// vocabularies, and such a vocabulary holding every dialect's control tokens.
 #pragma once
 
+#include <algorithm>
 #include <string>
 #include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "ocml/dialect.hpp"
+#include "ocml/tokens.hpp"
 
 namespace ocml::test {
 
@@ -27,6 +33,33 @@ inline std::string byte_char(int b) {
     return t;
   }();
   return table[static_cast<std::size_t>(b)];
+}
+
+// A byte-level tokenizer.json with every dialect's control tokens as added tokens.
+inline nlohmann::json all_dialects_vocab_json() {
+  nlohmann::json vocab = nlohmann::json::object();
+  for (int b = 0; b < 256; ++b) vocab[ocml::test::byte_char(b)] = b;
+  nlohmann::json added = nlohmann::json::array();
+  std::vector<std::string> seen;
+  int id = 1000;
+  for (const auto& d : ocml::dialects()) {
+    for (const auto t : d.tokens) {
+      if (std::find(seen.begin(), seen.end(), t) != seen.end()) continue;
+      seen.emplace_back(t);
+      added.push_back({{"id", id++}, {"content", std::string(t)}, {"special", true}});
+    }
+  }
+  return {
+      {"normalizer", nullptr},
+      {"pre_tokenizer", {{"type", "ByteLevel"}, {"add_prefix_space", false}, {"use_regex", true}}},
+      {"added_tokens", added},
+      {"model", {{"type", "BPE"}, {"vocab", vocab}, {"merges", nlohmann::json::array()}}}};
+}
+
+inline const ocml::tokenizer& all_dialects_vocab() {
+  static const ocml::tokenizer tok =
+      *ocml::tokenizer::from_tokenizer_json(all_dialects_vocab_json().dump());
+  return tok;
 }
 
 }  // namespace ocml::test

@@ -13,6 +13,8 @@
 #include <atomic>
 #include <cstddef>
 #include <functional>
+#include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -22,6 +24,8 @@
 #include "ocml/events.hpp"
 #include "ocml/model.hpp"
 #include "ocml/prompt.hpp"
+#include "ocml/token_render.hpp"
+#include "ocml/tokens.hpp"
 
 namespace ocml {
 
@@ -41,6 +45,10 @@ struct model_request {
   std::string prompt;
   std::vector<std::string> stop;  ///< Stop sequences (the engine leaves them out of its text).
   std::size_t max_tokens = 0;     ///< 0: the engine's default.
+  /// Token mode (complete_tokens): the prompt as IDs, and the IDs that end the completion
+  /// (vLLM's `stop_token_ids`).
+  std::vector<token_id> prompt_ids;
+  std::vector<token_id> stop_token_ids;
   /// When set, a model stops the request soon after it is cancelled, even while the engine
   /// sends nothing (silent, keep-alive comments only, an error body without end).
   const cancellation* cancel = nullptr;
@@ -58,6 +66,8 @@ struct model_finish {
   engine_stop reason = engine_stop::stop;
   /// The stop sequence that matched, when the engine says (vLLM's `stop_reason`).
   std::string stop_sequence;
+  /// The stop token ID that matched, when the engine says (vLLM's integer `stop_reason`).
+  std::optional<token_id> stop_token;
 };
 
 /// An inference engine: prompt and stop sequences in, text chunks out.
@@ -65,11 +75,19 @@ class model {
  public:
   /// Receives each text chunk; returning false cancels the stream.
   using chunk_sink = std::function<bool(std::string_view text)>;
+  /// Receives each chunk of sampled token IDs; returning false cancels the stream.
+  using token_sink = std::function<bool(std::span<const token_id> ids)>;
   virtual ~model() = default;
   /// Streams the completion of `request`. A cancelled stream (the sink said false) still
   /// returns a model_finish; errors are E-ENGINE diagnostics.
   [[nodiscard]] virtual result<model_finish> complete(const model_request& request,
                                                       const chunk_sink& on_text) = 0;
+  /// Token mode: `request.prompt_ids` in, sampled IDs out. An engine may stop on
+  /// `request.stop_token_ids` (with or without the stop ID in its output) or run past them:
+  /// generate() stops on them itself. The default refuses (E-ENGINE): the model streams
+  /// text only.
+  [[nodiscard]] virtual result<model_finish> complete_tokens(const model_request& request,
+                                                             const token_sink& on_tokens);
 };
 
 /// One scripted reply of scripted_model.
@@ -78,20 +96,31 @@ struct scripted_response {
   std::size_t chunk = 16;  ///< Bytes per streamed chunk.
   /// End the stream without a finish reason after `text` (a dropped connection).
   bool drop_connection = false;
+  /// Token mode: the sampled IDs (`chunk` IDs per streamed chunk).
+  std::vector<token_id> ids;
+  /// Stream past the request's stop sequences and stop IDs, like an engine that was not
+  /// told them: generate() must stop by itself.
+  bool ignore_stops = false;
+  /// Token mode: keep the stop ID in the output (an engine that samples it and sends it).
+  bool stop_token_in_output = false;
 };
 
 /// Replays scripted replies in order, behaving like an engine: it stops before the first
 /// stop sequence of the request (reporting which), honours max_tokens (one byte is one
-/// token) and records every request. For tests and demos.
+/// token; in token mode one ID) and records every request. For tests and demos.
 class scripted_model final : public model {
  public:
   explicit scripted_model(std::vector<scripted_response> responses);
   [[nodiscard]] result<model_finish> complete(const model_request& request,
                                               const chunk_sink& on_text) override;
+  [[nodiscard]] result<model_finish> complete_tokens(const model_request& request,
+                                                     const token_sink& on_tokens) override;
   /// Every request received, in order.
   [[nodiscard]] const std::vector<model_request>& requests() const noexcept { return requests_; }
 
  private:
+  // Records `request` and gives the reply to it (E-ENGINE when none is left).
+  [[nodiscard]] result<const scripted_response*> take(const model_request& request);
   std::vector<scripted_response> responses_;
   std::vector<model_request> requests_;
 };
@@ -106,6 +135,12 @@ struct generate_options {
   std::size_t max_bytes = 0;   ///< Local limit on completion bytes (0: none).
   bool lenient = false;        ///< Decode the completion leniently.
   cancellation* cancel = nullptr;
+  /// Token mode: the prompt goes to the engine as IDs of this tokenizer (encoded under
+  /// `policy`, see encode_markup), the engine's sampled IDs are decoded by a token_decoder
+  /// (structure only from special IDs), and the loop stops on the dialect's stop-token IDs
+  /// whether or not the engine does. A stop token the vocabulary lacks is E-TOKEN-UNKNOWN.
+  const tokenizer* tokens = nullptr;
+  token_policy policy = token_policy::harmony;
 };
 
 /// The outcome of a generation.
@@ -117,6 +152,8 @@ struct generation {
   finish_reason finish = finish_reason::none;
   std::vector<diagnostic> diagnostics;
   std::size_t rounds = 0;  ///< Engine requests made (2 for GabGPT's second round).
+  /// Token mode: the completion's IDs, stop ID restored (`text` is what they spell).
+  std::vector<token_id> token_ids;
 };
 
 /// Runs `p` on `engine`, applying the dialect's stop rules: <|return|> and <|call|> are

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <string>
 
 #include "ocml/generate.hpp"
@@ -44,8 +45,19 @@ class http_model final : public model {
   /// `cancel` is set is stopped within ~50 ms whatever the engine sends.
   [[nodiscard]] result<model_finish> complete(const model_request& request,
                                               const chunk_sink& on_text) override;
+  /// Token mode: `prompt` is the array of IDs, `stop_token_ids` the stop IDs, and
+  /// `return_token_ids: true` asks for each event's sampled IDs (vLLM's and SGLang's
+  /// `token_ids`). An engine that sends text without them is E-ENGINE.
+  [[nodiscard]] result<model_finish> complete_tokens(const model_request& request,
+                                                     const token_sink& on_tokens) override;
 
  private:
+  // Reads one choice of a stream event: false stops the stream (cancelled, or `failure` set).
+  using choice_reader = std::function<bool(const json& choice, std::string& failure)>;
+  [[nodiscard]] json body_of(const model_request& request) const;
+  [[nodiscard]] result<model_finish> post(const model_request& request, json body,
+                                          const choice_reader& on_choice);
+
   http_model_options opt_;
   std::string origin_;  // scheme://host:port
   std::string path_;    // /v1/completions (or the endpoint's own path)

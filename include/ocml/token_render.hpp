@@ -62,6 +62,16 @@ struct token_sequence {
                                                    const tokenizer& tok,
                                                    const token_render_options& token_options);
 
+/// Markup already rendered in dialect `d` (render()'s text, build_prompt()'s prompt) as
+/// token IDs under `token_options.policy` (its `strict` applies; training and max_tokens do
+/// not). This is how a prompt reaches an engine that takes IDs.
+///
+///   auto p = ocml::build_prompt(conv, {.dialect = ocml::dialect::harmony});
+///   auto ids = ocml::encode_markup(p->text, ocml::dialect::harmony, tok, {});
+[[nodiscard]] result<token_sequence> encode_markup(std::string_view markup, dialect d,
+                                                   const tokenizer& tok,
+                                                   const token_render_options& token_options);
+
 /// render_tokens of a JSON conversation, read and prepared as render_json does (OpenAI by
 /// default; harmony's preamble for OpenAI input), its diagnostics pointing into the JSON.
 struct json_token_result {

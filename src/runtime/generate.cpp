@@ -6,6 +6,7 @@
 #include "core/codec.hpp"
 #include "core/utf8.hpp"
 #include "ocml/decoder.hpp"
+#include "ocml/token_decoder.hpp"
 
 namespace ocml {
 
@@ -24,20 +25,23 @@ constexpr std::size_t kStrippedProbe = 1024;
 class run {
  public:
   run(const prompt& p, const generate_options& o, const std::function<void(const delta&)>& sink)
-      : p_(p),
-        o_(o),
-        proj_({},
-              [this, &sink](const delta& d) {
-                if (d.kind == delta_kind::call_begin) call_open_ = true;
-                if (d.kind == delta_kind::message_end) call_open_ = false;
-                if (sink) sink(d);
-              }),
-        dec_(decoder_options{.dialect = o.dialect,
-                             .lenient = o.lenient,
-                             .completion = true,
-                             .completion_role =
-                                 o.dialect == dialect::gabgpt && o.think ? "think" : "assistant"},
-             [this](const event& e) { on_event(e); }) {
+      : p_(p), o_(o), proj_({}, [this, &sink](const delta& d) {
+          if (d.kind == delta_kind::call_begin) call_open_ = true;
+          if (d.kind == delta_kind::message_end) call_open_ = false;
+          if (sink) sink(d);
+        }) {
+    const decoder_options dopt{
+        .dialect = o.dialect,
+        .lenient = o.lenient,
+        .completion = true,
+        .completion_role = o.dialect == dialect::gabgpt && o.think ? "think" : "assistant"};
+    const auto on = [this](const event& e) { on_event(e); };
+    if (o.tokens != nullptr) {
+      tdec_.emplace(*o.tokens, dopt, on);
+      init_tokens(*o.tokens);
+      return;
+    }
+    dec_.emplace(dopt, on);
     for (const auto& s : p.stop) patterns_.push_back({s, true});
     if (openchatml_family(o.dialect)) patterns_.push_back({"<|end|>", false});
     if (o.dialect == dialect::gabgpt && o.think) patterns_.push_back({"<|assistant|>", false});
@@ -50,6 +54,24 @@ class run {
     std::string text;
     bool stop;  // a stop sequence (cut, not fed) or a watched token (fed, then rules checked)
   };
+
+  // Token mode: the stop IDs, and <|assistant|>'s for GabGPT's think watch.
+  void init_tokens(const tokenizer& tok) {
+    const auto need = [&](std::string_view t) -> std::optional<token_id> {
+      const auto id = tok.id_of(t);
+      if (!id && !setup_error_) {
+        setup_error_ = make_error(error_code::token_unknown,
+                                  "stop token '" + std::string(t) + "' is not one ID of the " +
+                                      std::string(tok.name()) + " vocabulary");
+        setup_error_->line = 0;
+      }
+      return id;
+    };
+    for (const auto& s : p_.stop) {
+      if (const auto id = need(s)) stop_ids_.push_back(*id);
+    }
+    if (o_.dialect == dialect::gabgpt && o_.think) assistant_id_ = need("<|assistant|>");
+  }
 
   void on_event(const event& e) {
     collector_(e);
@@ -71,13 +93,29 @@ class run {
       over_limit_ = true;
     }
     text_.append(s);
-    dec_.push(s);
+    dec_->push(s);
     // Every watched pattern of the 2.x family begins with "<|", so a held-back '<' keeps
     // "<|" from being split between two feeds.
     if (!saw_token_ && s.find("<|") != std::string_view::npos) saw_token_ = true;
     if (openchatml_family(o_.dialect) && !saw_token_ && text_.size() >= kStrippedProbe) {
       stripped_ = true;
     }
+  }
+
+  // Token mode: feeds one sampled ID (within max_bytes: a token that does not fit is not fed).
+  void feed_id(token_id id) {
+    const std::string_view bytes = o_.tokens->token_bytes(id);
+    if (o_.max_bytes != 0 && text_.size() + bytes.size() > o_.max_bytes) {
+      over_limit_ = true;
+      return;
+    }
+    ids_.push_back(id);
+    text_.append(bytes);
+    tdec_->push_tokens(std::span<const token_id>(&id, 1));
+  }
+
+  [[nodiscard]] bool is_stop_id(token_id id) const {
+    return std::find(stop_ids_.begin(), stop_ids_.end(), id) != stop_ids_.end();
   }
 
   // GabGPT think mode before <|assistant|>: a stop here calls for the second round, and
@@ -98,14 +136,20 @@ class run {
   }
 
   bool on_text(std::string_view chunk);
+  bool on_tokens(std::span<const token_id> ids);
   void end_round(const result<model_finish>& r, generation& g);
+  void end_token_round(const model_finish& f, generation& g);
 
   const prompt& p_;
   const generate_options& o_;
   collector collector_;
   projection proj_;
-  decoder dec_;
+  std::optional<decoder> dec_;         // text mode
+  std::optional<token_decoder> tdec_;  // token mode
   std::vector<pattern> patterns_;
+  std::vector<token_id> stop_ids_, ids_;
+  std::optional<token_id> assistant_id_;
+  std::optional<diagnostic> setup_error_;
   std::string text_;     // completion bytes fed so far
   std::string held_;     // received bytes that may begin a pattern
   std::string matched_;  // the stop sequence found in the stream
@@ -163,6 +207,52 @@ bool run::on_text(std::string_view chunk) {
   return !should_stop();
 }
 
+bool run::on_tokens(std::span<const token_id> ids) {
+  if (o_.cancel != nullptr && o_.cancel->cancelled()) {
+    cancelled_ = true;
+    return false;
+  }
+  for (const token_id id : ids) {
+    if (is_stop_id(id)) {
+      matched_ = o_.tokens->token_bytes(id);
+      if (!awaiting_answer()) feed_id(id);
+      return false;
+    }
+    feed_id(id);
+    if (assistant_id_ && id == *assistant_id_) saw_assistant_ = true;
+    if (should_stop()) return false;
+  }
+  return true;
+}
+
+// Token mode: the engine stopped on a stop ID it left out of its output: put it back.
+void run::end_token_round(const model_finish& f, generation& g) {
+  if (f.reason == engine_stop::length) {
+    length_ = true;
+    return;
+  }
+  if (f.reason == engine_stop::eof) {
+    truncated_ = true;
+    return;
+  }
+  std::optional<token_id> stop;
+  if (f.stop_token && is_stop_id(*f.stop_token)) stop = f.stop_token;
+  if (!stop && stop_ids_.size() == 1) stop = stop_ids_.front();
+  if (!stop && !stop_ids_.empty()) {
+    const std::string_view guess = call_open_ ? "<|call|>" : "<|return|>";
+    stop = o_.tokens->id_of(guess);
+    if (!stop) stop = stop_ids_.front();
+    g.diagnostics.push_back({.code = error_code::engine,
+                             .level = severity::warning,
+                             .message = "the engine did not say which stop token ended its "
+                                        "output; assumed " +
+                                        std::string(o_.tokens->token_bytes(*stop))});
+  }
+  if (!stop) return;
+  matched_ = o_.tokens->token_bytes(*stop);
+  if (!awaiting_answer()) feed_id(*stop);
+}
+
 void run::end_round(const result<model_finish>& r, generation& g) {
   if (!r) {
     g.diagnostics.push_back(r.error());
@@ -170,6 +260,10 @@ void run::end_round(const result<model_finish>& r, generation& g) {
     return;
   }
   if (cancelled_ || over_limit_ || stripped_ || final_done_) return;
+  if (tdec_) {
+    if (matched_.empty()) end_token_round(*r, g);
+    return;
+  }
   if (!matched_.empty()) {
     if (!awaiting_answer()) restore(matched_);
     return;
@@ -203,21 +297,50 @@ generation run::go(model& engine) {
   generation g;
   model_request req{
       .prompt = p_.text, .stop = p_.stop, .max_tokens = o_.max_tokens, .cancel = o_.cancel};
+  if (tdec_) {
+    if (setup_error_) {
+      g.diagnostics.push_back(*setup_error_);
+      g.finish = finish_reason::error;
+      return g;
+    }
+    auto enc = encode_markup(p_.text, o_.dialect, *o_.tokens, {.policy = o_.policy});
+    if (!enc) {
+      g.diagnostics.push_back(enc.error());
+      g.finish = finish_reason::error;
+      return g;
+    }
+    for (auto& d : enc->diagnostics) g.diagnostics.push_back(std::move(d));
+    req.prompt_ids = std::move(enc->input_ids);
+    req.stop_token_ids = stop_ids_;
+    req.stop.clear();  // the engine stops on IDs; a string stop would cut inside its text
+  }
+  const std::size_t prompt_ids = req.prompt_ids.size();
   const auto sink = [this](std::string_view t) { return on_text(t); };
+  const auto token_sink = [this](std::span<const token_id> ids) { return on_tokens(ids); };
   for (;;) {
     ++g.rounds;
-    end_round(engine.complete(req, sink), g);
+    end_round(tdec_ ? engine.complete_tokens(req, token_sink) : engine.complete(req, sink), g);
     // GabGPT think mode: the model stopped without ever writing <|assistant|>.
     const bool second_round = awaiting_answer() && g.rounds == 1 && !matched_.empty() &&
                               !cancelled_ && !over_limit_ && !engine_failed_;
     if (!second_round) break;
     matched_.clear();
-    feed("<|assistant|>");
+    if (tdec_) {
+      feed_id(*assistant_id_);
+    } else {
+      feed("<|assistant|>");
+    }
     saw_assistant_ = true;
     req.prompt = p_.text + text_;
+    req.prompt_ids.resize(prompt_ids);
+    req.prompt_ids.insert(req.prompt_ids.end(), ids_.begin(), ids_.end());
   }
   if (o_.cancel != nullptr && o_.cancel->cancelled()) cancelled_ = true;
-  dec_.finish();
+  if (tdec_) {
+    tdec_->finish();
+  } else {
+    dec_->finish();
+  }
   proj_.finish();
   parse_result parsed = collector_.take();
   g.messages = std::move(parsed.conversation.messages);
@@ -227,7 +350,11 @@ generation run::go(model& engine) {
     if (d.code == error_code::stream_truncated && engine_failed_) continue;  // said already
     if (d.code == error_code::stream_truncated) {
       decoder_truncated = true;
-      if (cut_short) d.level = severity::warning;  // expected: the limit or the client cut it
+      if (cut_short) {
+        d.level = severity::warning;  // expected: the limit or the client cut it
+      } else if (truncated_) {
+        d.level = severity::error;  // the engine's stream broke off (harmony reads it leniently)
+      }
     }
     g.diagnostics.push_back(std::move(d));
   }
@@ -236,7 +363,7 @@ generation run::go(model& engine) {
                              .offset = text_.size(),
                              .message = "the engine's stream ended without a stop token"});
   }
-  if (stripped_ || (openchatml_family(o_.dialect) && !text_.empty() && !saw_token_)) {
+  if (!tdec_ && (stripped_ || (openchatml_family(o_.dialect) && !text_.empty() && !saw_token_))) {
     g.diagnostics.push_back(
         {.code = error_code::engine_tokens_stripped,
          .message = "the completion holds no control token: the engine strips special tokens "
@@ -254,6 +381,7 @@ generation run::go(model& engine) {
     g.finish = proj_.natural_finish();
   }
   g.text = std::move(text_);
+  g.token_ids = std::move(ids_);
   return g;
 }
 
@@ -270,18 +398,24 @@ generation generate(model& engine, const prompt& p, const generate_options& opti
 scripted_model::scripted_model(std::vector<scripted_response> responses)
     : responses_(std::move(responses)) {}
 
-result<model_finish> scripted_model::complete(const model_request& request,
-                                              const chunk_sink& on_text) {
+result<const scripted_response*> scripted_model::take(const model_request& request) {
   requests_.push_back(request);
   if (requests_.size() > responses_.size()) {
     return make_error(error_code::engine, "scripted model: no reply left for request " +
                                               std::to_string(requests_.size()));
   }
-  const scripted_response& r = responses_[requests_.size() - 1];
+  return &responses_[requests_.size() - 1];
+}
+
+result<model_finish> scripted_model::complete(const model_request& request,
+                                              const chunk_sink& on_text) {
+  const auto next = take(request);
+  if (!next) return next.error();
+  const scripted_response& r = **next;
   std::string_view t = r.text;
   model_finish f;
   std::size_t cut = std::string_view::npos;
-  for (const auto& s : request.stop) {
+  for (const auto& s : r.ignore_stops ? std::vector<std::string>{} : request.stop) {
     const std::size_t pos = s.empty() ? std::string_view::npos : t.find(s);
     if (pos < cut) {
       cut = pos;
@@ -299,6 +433,42 @@ result<model_finish> scripted_model::complete(const model_request& request,
   const std::size_t step = std::max<std::size_t>(r.chunk, 1);
   for (std::size_t i = 0; i < t.size(); i += step) {
     if (!on_text(t.substr(i, step))) break;
+  }
+  return f;
+}
+
+result<model_finish> model::complete_tokens(const model_request& /*request*/,
+                                            const token_sink& /*on_tokens*/) {
+  diagnostic d = make_error(error_code::engine, "this model streams text, not token IDs");
+  d.line = 0;
+  return d;
+}
+
+result<model_finish> scripted_model::complete_tokens(const model_request& request,
+                                                     const token_sink& on_tokens) {
+  const auto next = take(request);
+  if (!next) return next.error();
+  const scripted_response& r = **next;
+  std::span<const token_id> t = r.ids;
+  model_finish f;
+  if (!r.ignore_stops) {
+    const auto& stops = request.stop_token_ids;
+    const auto hit = std::find_first_of(t.begin(), t.end(), stops.begin(), stops.end());
+    if (hit != t.end()) {
+      f.stop_token = *hit;
+      t = t.first(static_cast<std::size_t>(hit - t.begin()) + (r.stop_token_in_output ? 1 : 0));
+    }
+  }
+  if (request.max_tokens != 0 && t.size() > request.max_tokens) {
+    t = t.first(request.max_tokens);
+    f.reason = engine_stop::length;
+    f.stop_token.reset();
+  } else if (!f.stop_token && r.drop_connection) {
+    f.reason = engine_stop::eof;
+  }
+  const std::size_t step = std::max<std::size_t>(r.chunk, 1);
+  for (std::size_t i = 0; i < t.size(); i += step) {
+    if (!on_tokens(t.subspan(i, std::min(step, t.size() - i)))) break;
   }
   return f;
 }

@@ -81,7 +81,7 @@ http_model::http_model(http_model_options options) : opt_(std::move(options)) {
   split_endpoint(opt_.endpoint, origin_, path_);
 }
 
-result<model_finish> http_model::complete(const model_request& request, const chunk_sink& on_text) {
+json http_model::body_of(const model_request& request) const {
   json body = json::object();
   if (!opt_.model.empty()) body["model"] = opt_.model;
   body["prompt"] = request.prompt;
@@ -90,6 +90,52 @@ result<model_finish> http_model::complete(const model_request& request, const ch
   if (request.max_tokens != 0) body["max_tokens"] = request.max_tokens;
   body["skip_special_tokens"] = false;
   body["spaces_between_special_tokens"] = false;
+  return body;
+}
+
+result<model_finish> http_model::complete(const model_request& request, const chunk_sink& on_text) {
+  return post(request, body_of(request), [&](const json& c, std::string&) {
+    if (const auto t = c.find("text"); t != c.end() && t->is_string()) {
+      const auto& s = t->get_ref<const std::string&>();
+      if (!s.empty() && !on_text(s)) return false;
+    }
+    return true;
+  });
+}
+
+result<model_finish> http_model::complete_tokens(const model_request& request,
+                                                 const token_sink& on_tokens) {
+  json body = body_of(request);
+  body["prompt"] = request.prompt_ids;
+  if (!request.stop_token_ids.empty()) body["stop_token_ids"] = request.stop_token_ids;
+  body["return_token_ids"] = true;
+  std::vector<token_id> ids;
+  return post(request, std::move(body), [&](const json& c, std::string& failure) {
+    const auto t = c.find("token_ids");
+    if (t == c.end() || t->is_null()) {
+      const auto text = c.find("text");
+      if (text != c.end() && text->is_string() && !text->get_ref<const std::string&>().empty()) {
+        failure =
+            "the engine sent text without token_ids: it does not support "
+            "`return_token_ids` (vLLM, SGLang)";
+        return false;
+      }
+      return true;
+    }
+    ids.clear();
+    for (const auto& v : t->is_array() ? *t : json::array({nullptr})) {
+      if (!v.is_number_unsigned() || v.get<std::uint64_t>() > UINT32_MAX) {
+        failure = "malformed token_ids: " + excerpt(t->dump());
+        return false;
+      }
+      ids.push_back(v.get<token_id>());
+    }
+    return ids.empty() || on_tokens(ids);
+  });
+}
+
+result<model_finish> http_model::post(const model_request& request, json body,
+                                      const choice_reader& on_choice) {
   for (const auto& [k, v] : opt_.extra.items()) body[k] = v;
 
   httplib::Client client(origin_);
@@ -122,18 +168,18 @@ result<model_finish> http_model::complete(const model_request& request, const ch
     const auto choices = j.find("choices");
     if (choices == j.end() || !choices->is_array() || choices->empty()) return true;
     const auto& c = (*choices)[0];
-    if (const auto t = c.find("text"); t != c.end() && t->is_string()) {
-      const auto& s = t->get_ref<const std::string&>();
-      if (!s.empty() && !on_text(s)) {
-        cancelled = true;
-        return false;
-      }
+    if (!c.is_object()) return true;
+    if (!on_choice(c, failure)) {
+      if (failure.empty()) cancelled = true;
+      return false;
     }
     if (const auto f = c.find("finish_reason"); f != c.end() && f->is_string()) {
       finished = true;
       finish.reason = *f == "length" ? engine_stop::length : engine_stop::stop;
       if (const auto s = c.find("stop_reason"); s != c.end() && s->is_string()) {
         finish.stop_sequence = s->get<std::string>();
+      } else if (s != c.end() && s->is_number_unsigned() && s->get<std::uint64_t>() <= UINT32_MAX) {
+        finish.stop_token = s->get<token_id>();  // vLLM: the stop token ID that matched
       }
     }
     return true;

@@ -335,4 +335,18 @@ result<token_sequence> render_tokens(const conversation& conv, const render_opti
   return seq;
 }
 
+result<token_sequence> encode_markup(std::string_view markup, dialect d, const tokenizer& tok,
+                                     const token_render_options& token_options) {
+  token_sequence seq;
+  std::vector<segment> segs;
+  if (token_options.policy == token_policy::harmony) {
+    auto s = segments_of(markup, d, tok, token_options.strict, seq.diagnostics);
+    if (!s) return s.error();
+    segs = std::move(*s);
+  }
+  encode_range(markup, segs, token_options.policy, tok, 0, markup.size(), seq.input_ids);
+  seq.attention_mask.assign(seq.input_ids.size(), 1);
+  return seq;
+}
+
 }  // namespace ocml

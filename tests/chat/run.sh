@@ -1,20 +1,30 @@
 #!/usr/bin/env bash
 # End-to-end `ocml chat`: a two-tool conversation against the loopback engine.
-# run.sh ENGINE OCML DIALECT  (the script of replies is tests/chat/DIALECT.json)
+# run.sh ENGINE OCML DIALECT [TOKENIZER]  (the script of replies is tests/chat/DIALECT.json)
+# With TOKENIZER, token mode: prompts go out as IDs, the engine samples the replies as IDs,
+# and the requests are checked as the text those IDs spell.
 set -euo pipefail
-engine=$1 ocml=$2 dialect=$3
+engine=$1 ocml=$2 dialect=$3 tokenizer=${4:-}
+tok_args=()
+if [[ -n $tokenizer ]]; then
+  if [[ ! -f $tokenizer ]]; then
+    echo "SKIP: $tokenizer is absent (run setup.sh --dev to install the reference tokenizers)"
+    exit 77
+  fi
+  tok_args=(--tokenizer "$tokenizer")
+fi
 dir=$(cd "$(dirname "$0")" && pwd)
 work=$(mktemp -d)
 pid=""
 trap '[[ -n $pid ]] && kill "$pid" 2>/dev/null; rm -rf "$work"' EXIT
-"$engine" "$dir/$dialect.json" "$work/port" >"$work/requests.jsonl" &
+"$engine" "$dir/$dialect.json" "$work/port" ${tokenizer:+"$tokenizer"} >"$work/requests.jsonl" &
 pid=$!
 for _ in $(seq 200); do [[ -s $work/port ]] && break; sleep 0.05; done
 port=$(cat "$work/port")
 echo "What is the weather in Paris, and the time there?" |
   timeout 60 "$ocml" chat -d "$dialect" --endpoint "http://127.0.0.1:$port" \
     --tools "$dir/tools.json" --tool "get_weather=python3 $dir/weather.py" \
-    --tool "get_time=python3 $dir/time.py" >"$work/out" 2>"$work/err" || {
+    --tool "get_time=python3 $dir/time.py" "${tok_args[@]}" >"$work/out" 2>"$work/err" || {
   echo "ocml chat failed"; cat "$work/err"; exit 1; }
 wait "$pid"
 pid=""
@@ -23,9 +33,19 @@ grep -qF "It is 18 °C in Paris and 14:05 there." "$work/out" || fail "final ans
 ! grep -q "HIDDEN-ANALYSIS" "$work/out" || fail "reasoning printed without --show-reasoning"
 grep -q '^\[tool\] functions.get_weather (.*): ok$' "$work/err" || fail "get_weather did not run"
 grep -q '^\[tool\] functions.get_time (.*): ok$' "$work/err" || fail "get_time did not run"
-python3 - "$work/requests.jsonl" "$dir/$dialect.json" <<'PY' || fail "requests"
-import json, sys
+python3 - "$work/requests.jsonl" "$dir/$dialect.json" "$ocml" "$tokenizer" <<'PY' || fail "requests"
+import json, subprocess, sys
 reqs = [json.loads(l) for l in open(sys.argv[1])]
+ocml, tokenizer = sys.argv[3], sys.argv[4]
+if tokenizer:
+    # Token mode: IDs out, stop IDs, sampled IDs asked for; the checks below read the text.
+    for r in reqs:
+        assert isinstance(r["prompt"], list) and all(isinstance(i, int) for i in r["prompt"]), r
+        assert r["return_token_ids"] is True and "stop" not in r, r
+        assert len(r["stop_token_ids"]) >= 1, r
+        r["prompt"] = subprocess.run([ocml, "tokens", "decode", "--tokenizer", tokenizer],
+                                     input=json.dumps(r["prompt"]), capture_output=True,
+                                     text=True, check=True).stdout
 want = len(json.load(open(sys.argv[2]))["replies"])
 assert len(reqs) == want, (len(reqs), want)
 last = reqs[-1]["prompt"]
@@ -49,4 +69,4 @@ if "harmony" in sys.argv[2]:
 assert '"ok":true' not in last and '"ok": true' not in last, last
 print("requests ok:", len(reqs))
 PY
-echo "ocml chat ($dialect): ok"
+echo "ocml chat ($dialect${tokenizer:+, token mode}): ok"

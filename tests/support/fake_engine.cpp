@@ -1,20 +1,32 @@
-// ocml_fake_engine SCRIPT PORTFILE: serves the scripted replies of SCRIPT (JSON:
+// ocml_fake_engine SCRIPT PORTFILE [TOKENIZER]: serves the scripted replies of SCRIPT (JSON:
 // {"replies":[{"text":..., "chunk":8}], "lifetime_s": 60}; a reply may also say "status",
 // "silent", "keep_alive" or "endless": loopback_engine.hpp) on a free loopback port written
 // to PORTFILE; exits once every reply was requested (or after lifetime_s), printing each
-// request body as one JSON line.
+// request body as one JSON line. With TOKENIZER (a tokenizer.json or .tiktoken file), each
+// reply's text is also sampled as IDs (control tokens one ID each) for token-mode requests.
 #include <chrono>
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <sstream>
 #include <thread>
 
 #include "loopback_engine.hpp"
+#include "ocml/tokens.hpp"
 
 int main(int argc, char** argv) {
-  if (argc != 3) {
-    std::cerr << "usage: ocml_fake_engine SCRIPT PORTFILE\n";
+  if (argc != 3 && argc != 4) {
+    std::cerr << "usage: ocml_fake_engine SCRIPT PORTFILE [TOKENIZER]\n";
     return 2;
+  }
+  std::optional<ocml::tokenizer> tok;
+  if (argc == 4) {
+    auto t = ocml::tokenizer::from_file(argv[3], {});
+    if (!t) {
+      std::cerr << "ocml_fake_engine: " << t.error().to_string() << '\n';
+      return 2;
+    }
+    tok = std::move(*t);
   }
   std::ifstream f(argv[1]);
   std::stringstream ss;
@@ -32,6 +44,10 @@ int main(int argc, char** argv) {
                        .silent = r.value("silent", false),
                        .keep_alive = r.value("keep_alive", false),
                        .endless = r.value("endless", false)});
+    if (tok) {
+      const auto ids = tok->encode(replies.back().text, ocml::special_tokens::all);
+      replies.back().ids.assign(ids.begin(), ids.end());
+    }
   }
   const std::size_t expected = replies.size();
   ocml::test::loopback_engine engine(std::move(replies), expected);

@@ -42,6 +42,30 @@ nlohmann::json chunk_json(const std::string& text, const nlohmann::json& finish,
        {{{"index", 0}, {"text", text}, {"finish_reason", finish}, {"stop_reason", stop_reason}}}}};
 }
 
+// max_tokens (bytes of text, or IDs) and the scripted finish and stop_reason.
+template <typename Seq>
+void limit(Seq& out, const engine_reply& r, const nlohmann::json& body, nlohmann::json& finish,
+           nlohmann::json& stop_reason) {
+  const std::size_t max_tokens = body.value("max_tokens", std::size_t{0});
+  if (max_tokens != 0 && out.size() > max_tokens) {
+    out.resize(max_tokens);
+    finish = "length";
+    stop_reason = nullptr;
+  }
+  if (r.no_finish) finish = nullptr;
+  if (!r.report_stop) stop_reason = nullptr;
+}
+
+// The finish event and [DONE], unless the reply is cut.
+void end_stream(const engine_reply& r, const nlohmann::json& finish,
+                const nlohmann::json& stop_reason, httplib::DataSink& sink) {
+  if (!r.cut) {
+    const std::string last = event(chunk_json("", finish, stop_reason)) + "data: [DONE]\n\n";
+    sink.write(last.data(), last.size());
+  }
+  sink.done();
+}
+
 }  // namespace
 
 struct loopback_engine::impl {
@@ -69,6 +93,37 @@ struct loopback_engine::impl {
     if (!stopping) ++hostile_done;
     sink.done();
     return true;
+  }
+
+  // Token mode: IDs cut at the first stop ID, `chunk` IDs per event.
+  static void token_reply(const engine_reply& r, const nlohmann::json& body,
+                          httplib::Response& res) {
+    std::vector<std::uint32_t> ids = r.ids;
+    nlohmann::json finish = "stop", stop_reason = nullptr;
+    const auto stops = body.value("stop_token_ids", std::vector<std::uint32_t>{});
+    const auto hit = std::find_first_of(ids.begin(), ids.end(), stops.begin(), stops.end());
+    if (hit != ids.end()) {
+      stop_reason = *hit;
+      ids.erase(hit + (r.stop_token_in_output ? 1 : 0), ids.end());
+    }
+    limit(ids, r, body, finish, stop_reason);
+    res.set_chunked_content_provider(
+        "text/event-stream", [ids, r, finish, stop_reason](std::size_t, httplib::DataSink& sink) {
+          const std::size_t step = std::max<std::size_t>(r.chunk, 1);
+          for (std::size_t i = 0; i < ids.size(); i += step) {
+            const auto end =
+                ids.begin() + static_cast<std::ptrdiff_t>(std::min(ids.size(), i + step));
+            nlohmann::json c = chunk_json(r.no_token_ids ? "x" : "", nullptr, nullptr);
+            if (!r.no_token_ids) {
+              c["choices"][0]["token_ids"] =
+                  std::vector<std::uint32_t>(ids.begin() + static_cast<std::ptrdiff_t>(i), end);
+            }
+            const std::string e = event(c);
+            if (!sink.write(e.data(), e.size())) return false;
+          }
+          end_stream(r, finish, stop_reason, sink);
+          return true;
+        });
   }
 
   void handle(const httplib::Request& req, httplib::Response& res) {
@@ -100,6 +155,10 @@ struct loopback_engine::impl {
                       "application/json");
       return;
     }
+    if (body.contains("return_token_ids")) {
+      token_reply(r, body, res);
+      return;
+    }
     std::string text = r.strip_special ? strip_special_tokens(r.text) : r.text;
     nlohmann::json finish = "stop", stop_reason = nullptr;
     std::size_t cut = std::string::npos;
@@ -111,14 +170,7 @@ struct loopback_engine::impl {
       }
     }
     if (cut != std::string::npos) text.resize(cut);
-    const std::size_t max_tokens = body.value("max_tokens", std::size_t{0});
-    if (max_tokens != 0 && text.size() > max_tokens) {
-      text.resize(max_tokens);
-      finish = "length";
-      stop_reason = nullptr;
-    }
-    if (r.no_finish) finish = nullptr;
-    if (!r.report_stop) stop_reason = nullptr;
+    limit(text, r, body, finish, stop_reason);
     res.set_chunked_content_provider(
         "text/event-stream", [text, r, finish, stop_reason](std::size_t, httplib::DataSink& sink) {
           for (std::size_t i = 0, end = 0; i < text.size(); i = end) {
@@ -131,12 +183,7 @@ struct loopback_engine::impl {
             const std::string e = event(chunk_json(text.substr(i, end - i), nullptr, nullptr));
             if (!sink.write(e.data(), e.size())) return false;
           }
-          if (!r.cut) {
-            const std::string last =
-                event(chunk_json("", finish, stop_reason)) + "data: [DONE]\n\n";
-            sink.write(last.data(), last.size());
-          }
-          sink.done();
+          end_stream(r, finish, stop_reason, sink);
           return true;
         });
   }

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -13,7 +14,8 @@
 
 namespace ocml::test {
 
-/// One scripted reply.
+/// One scripted reply. In token mode the engine cuts at the first of the request's
+/// `stop_token_ids` and reports it as an integer `stop_reason`; max_tokens counts IDs.
 struct engine_reply {
   std::string text;            ///< What the model writes (may run past a stop sequence).
   std::size_t chunk = 8;       ///< Bytes per SSE event.
@@ -28,6 +30,10 @@ struct engine_reply {
   bool endless = false;     ///< Stream `text` over and over (with status != 200: as the body).
   bool cut = false;         ///< Close the stream after `text`, without finish or [DONE].
   int hostile_ms = 20000;
+  // Token mode (a request with `return_token_ids`), as vLLM answers it:
+  std::vector<std::uint32_t> ids;    ///< The sampled IDs (`chunk` per event).
+  bool stop_token_in_output = true;  ///< Send the stop ID that matched as well.
+  bool no_token_ids = false;         ///< An engine without return_token_ids: text only.
 };
 
 class loopback_engine {

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <iostream>
+#include <optional>
 
 #include "core/utf8.hpp"
 #include "interchange/json_util.hpp"
@@ -120,12 +121,18 @@ bool has_call_ids(dialect d) {
 }
 
 // One user turn: generate, run tools, feed results back until a final answer.
-bool run_turn(const chat_args& a, conversation& conv, model& engine, tool_router& router) {
+bool run_turn(const chat_args& a, conversation& conv, model& engine, tool_router& router,
+              const tokenizer* tok) {
   printer print(a.show_reasoning);
+  cost_function cost;
+  if (tok != nullptr) {
+    cost = [tok](std::string_view text) { return tok->encode(text, special_tokens::all).size(); };
+  }
   for (unsigned round = 0; round < a.max_rounds; ++round) {
     auto p = build_prompt(conv, {.dialect = a.dialect,
                                  .think = a.think,
                                  .budget = a.budget,
+                                 .cost = cost,
                                  .reasoning_effort = a.reasoning_effort});
     if (!p) {
       std::cerr << p.error().to_string() << '\n';
@@ -143,7 +150,8 @@ bool run_turn(const chat_args& a, conversation& conv, model& engine, tool_router
                              .max_tokens = a.max_tokens,
                              .max_bytes = a.max_bytes,
                              .lenient = true,
-                             .cancel = &g_cancel},
+                             .cancel = &g_cancel,
+                             .tokens = tok},
                             [&print](const delta& d) { print(d); });
     for (const auto& d : g.diagnostics) std::cerr << d.to_string() << '\n';
     if (g.finish == finish_reason::cancelled) {
@@ -248,6 +256,15 @@ int run_chat(const chat_args& a) {
     }
   }
   if (declared.empty()) conv.tools = runnable;
+  std::optional<tokenizer> tok;
+  if (!a.tokenizer.empty()) {
+    auto t = tokenizer::from_file(a.tokenizer, {.encoding = a.encoding});
+    if (!t) {
+      std::cerr << a.tokenizer << ": " << t.error().to_string() << '\n';
+      return 2;
+    }
+    tok = std::move(*t);
+  }
   http_model engine({.endpoint = a.endpoint, .model = a.model, .api_key = a.api_key});
   install_sigint();
   const bool interactive = isatty(STDIN_FILENO) != 0;
@@ -264,7 +281,7 @@ int run_chat(const chat_args& a) {
     g_cancel.reset();
     g_interrupts = 0;
     g_busy = 1;
-    ok = run_turn(a, conv, engine, router) && ok;
+    ok = run_turn(a, conv, engine, router, tok ? &*tok : nullptr) && ok;
     g_busy = 0;
   }
   return ok ? 0 : 1;

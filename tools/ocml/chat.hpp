@@ -21,7 +21,11 @@ struct chat_args {
   bool think = false;            ///< GabGPT think mode
   std::string reasoning_effort;  ///< harmony: low, medium, high (empty: harmony's default)
   std::size_t max_tokens = 0;
-  std::size_t budget = 0;  ///< prompt budget in bytes (0: none)
+  std::size_t budget = 0;  ///< prompt budget in bytes, or tokens with a tokenizer (0: none)
+  /// Token mode: prompts go to the engine as IDs of this tokenizer.json or .tiktoken file,
+  /// its sampled IDs come back, and each generation stops on the stop-token IDs.
+  std::string tokenizer;
+  std::string encoding;  ///< .tiktoken: o200k_base, o200k_harmony, cl100k_base
   unsigned max_rounds = 8;
   /// Bytes of one completion at most: an engine that streams without end is cut off.
   std::size_t max_bytes = std::size_t{4} << 20;

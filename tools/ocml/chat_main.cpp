@@ -23,7 +23,13 @@ int main(int argc, char** argv) {
   app.add_flag("--show-reasoning", ch.show_reasoning, "print reasoning as well");
   app.add_flag("--think", ch.think, "GabGPT think mode");
   app.add_option("--max-tokens", ch.max_tokens, "token limit per generation");
-  app.add_option("--budget", ch.budget, "prompt budget in bytes (oldest turns dropped)");
+  app.add_option("--budget", ch.budget,
+                 "prompt budget in bytes, or in tokens with --tokenizer (oldest turns dropped)");
+  app.add_option("--tokenizer", ch.tokenizer,
+                 "tokenizer.json or .tiktoken file: send prompts as token IDs, read sampled IDs "
+                 "back (vLLM/SGLang return_token_ids), stop on stop-token IDs");
+  app.add_option("--encoding", ch.encoding, "with a .tiktoken --tokenizer: its encoding")
+      ->needs(app.get_option("--tokenizer"));
   app.add_option("--reasoning-effort", ch.reasoning_effort,
                  "harmony: the system message's Reasoning: line")
       ->check(CLI::IsMember({"low", "medium", "high"}));
