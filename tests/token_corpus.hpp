@@ -78,6 +78,30 @@ inline std::vector<std::string> token_corpus(std::size_t bytes, std::uint32_t se
   return docs;
 }
 
+/// Single pre-tokens longer than the short-piece merge handles (65 bytes to 8 KiB: longer
+/// would take the tiktoken reference seconds, being quadratic): random letters, one letter,
+/// CJK, punctuation, spaces. They go through the long-piece merge and its pair cache.
+inline std::vector<std::string> long_pieces(std::uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::vector<std::string> out;
+  const auto random_run = [&](std::string_view alphabet, std::size_t n) {
+    std::string s;
+    for (std::size_t i = 0; i < n; ++i) s.push_back(alphabet[rng() % alphabet.size()]);
+    return s;
+  };
+  for (const std::size_t n : {65, 66, 100, 257, 1000, 4096, 8192}) {
+    out.push_back(random_run("abcdefghijklmnopqrstuvwxyz", n));
+    out.push_back(" " + random_run("etaoinshr", n));
+    out.push_back(random_run("!?.,;:-*/#", n));
+  }
+  out.emplace_back(5000, 'a');
+  out.emplace_back(4000, ' ');
+  std::string cjk;
+  for (int i = 0; i < 2000; ++i) put_utf8(cjk, 0x4E00 + rng() % 64);
+  out.push_back(cjk);
+  return out;
+}
+
 /// Every Unicode scalar value in a few contexts, `per_line` code points a line.
 inline std::vector<std::string> code_point_sweep(std::size_t per_line = 256) {
   std::vector<std::string> lines;

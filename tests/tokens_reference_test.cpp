@@ -29,6 +29,7 @@ const fs::path& corpus_file(std::vector<std::string>& lines) {
   if (all.empty()) {
     all = ocml::test::token_corpus(10u << 20, 15);
     for (auto& l : ocml::test::code_point_sweep()) all.push_back(std::move(l));
+    for (auto& l : ocml::test::long_pieces(16)) all.push_back(std::move(l));
     std::ofstream out(path, std::ios::binary);
     for (const auto& l : all) out << ocml::dump_json(ocml::json(l)) << '\n';
   }

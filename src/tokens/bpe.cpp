@@ -112,24 +112,46 @@ struct pair_rank {
 };
 constexpr pair_rank kNoMerge{0xFFFFFFFFu, kNoToken};
 
+// Long pieces with tiktoken ranks: pairs of IDs already looked up, direct-mapped (a
+// colliding pair replaces the older one), sized to the piece. A run of one character asks
+// for the same few pairs a million times; random text rarely asks twice, and then a
+// growing map would cost more than it saves.
+class pair_cache {
+ public:
+  explicit pair_cache(std::size_t piece_size) {
+    std::size_t cap = 256;
+    while (cap < piece_size && cap < (std::size_t{1} << 16)) cap <<= 1;
+    slots_.assign(cap, {~std::uint64_t{0}, 0});
+    mask_ = cap - 1;
+  }
+  [[nodiscard]] const token_id* find(std::uint64_t key) const noexcept {
+    const auto& s = slots_[u64_map::hash(key) & mask_];
+    return s.first == key ? &s.second : nullptr;
+  }
+  void put(std::uint64_t key, token_id t) noexcept {
+    slots_[u64_map::hash(key) & mask_] = {key, t};
+  }
+
+ private:
+  std::vector<std::pair<std::uint64_t, token_id>> slots_;
+  std::size_t mask_ = 0;
+};
+
 // The merge of two adjacent parts: `a` = piece[begin, mid), `b` = piece[mid, end).
 struct ranker {
   const bpe_model& m;
   std::string_view piece;
-  /// Long pieces: tiktoken ranks already looked up, by the pair of IDs (a run of one
-  /// character asks for the same few pairs a million times).
-  u64_map* seen = nullptr;
+  pair_cache* seen = nullptr;  ///< long pieces, tiktoken ranks
   pair_rank operator()(std::size_t begin, std::size_t end, token_id a, token_id b) const {
     if (m.rank_by_bytes) {
       const std::uint64_t key = static_cast<std::uint64_t>(a) << 32 | b;
       if (seen != nullptr) {
-        if (const auto v = seen->find(key)) {
-          const auto t = static_cast<token_id>(*v);
-          return t == kNoToken ? kNoMerge : pair_rank{t, t};
+        if (const token_id* v = seen->find(key)) {
+          return *v == kNoToken ? kNoMerge : pair_rank{*v, *v};
         }
       }
       const token_id t = m.find_bytes(piece.substr(begin, end - begin));
-      if (seen != nullptr) seen->insert(key, t);
+      if (seen != nullptr) seen->put(key, t);
       return t == kNoToken ? kNoMerge : pair_rank{t, t};
     }
     if (a == kNoToken || b == kNoToken) return kNoMerge;
@@ -311,7 +333,7 @@ bool merge_buckets(parts& p, std::vector<token_id>& out) {
 }
 
 void merge_long(const bpe_model& m, std::string_view piece, std::vector<token_id>& out) {
-  u64_map seen;
+  pair_cache seen(m.rank_by_bytes ? piece.size() : 0);
   const ranker rank{m, piece, &seen};
   {
     parts p(m, rank, piece);
