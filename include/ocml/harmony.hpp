@@ -87,6 +87,10 @@ struct prompt_options {
 ///   auto text = ocml::render(prompt, {.dialect = ocml::dialect::harmony,
 ///                                     .add_generation_prompt = true});
 [[nodiscard]] conversation build_prompt(const conversation& c, const prompt_options& options);
+/// build_prompt that moves the messages out of `c` instead of copying them.
+///
+///   conv = ocml::harmony::build_prompt(std::move(conv), {});
+[[nodiscard]] conversation build_prompt(conversation&& c, const prompt_options& options);
 
 /// The inverse of build_prompt: a conversation that begins with harmony's system message
 /// (and a developer message) is read back as what the preamble says: the instructions as

@@ -60,7 +60,7 @@ prepared_json prepare_json(std::string_view json_text, const json_render_options
     if (auto e = harmony::parse_reasoning_effort(effort)) po.system.effort = e;
     if (!options.current_date.empty()) po.system.conversation_start_date = options.current_date;
     p.preamble = harmony_prompt_origins(*p.conv);
-    *p.conv = harmony::build_prompt(*p.conv, po);
+    *p.conv = harmony::build_prompt(std::move(*p.conv), po);
   }
   return p;
 }

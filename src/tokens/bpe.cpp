@@ -98,6 +98,9 @@ void bpe_model::finish() {
   });
   added_first.fill(false);
   is_added.assign(spans.size(), 0);
+  added_by_hash = u64_map();
+  added_by_hash.reserve(added.size());
+  for (std::size_t i = 0; i < added.size(); ++i) added_by_hash.insert(hash_bytes(added[i].text), i);
   for (const auto& a : added) {
     if (!a.text.empty()) added_first[static_cast<unsigned char>(a.text[0])] = true;
     if (a.id < is_added.size()) is_added[a.id] = 1;

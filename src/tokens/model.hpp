@@ -84,6 +84,7 @@ struct bpe_model {
   bool whole_piece_first = false;       ///< tiktoken, and tokenizer.json's ignore_merges
   bool nfc = false;                     ///< tokenizer.json's NFC normalizer
   std::vector<added_token> added;       ///< longest first
+  u64_map added_by_hash;                ///< hash_bytes(text) -> index in `added`
   std::vector<std::uint8_t> is_added;   ///< by ID: 1 for an added (special) token
   std::array<bool, 256> added_first{};  ///< bytes an added token begins with
   std::size_t ordinary_count = 0;       ///< IDs below this with bytes are ordinary tokens

@@ -9,6 +9,7 @@
 
 #include "core/codec.hpp"
 #include "core/message_path.hpp"
+#include "interchange/shape.hpp"
 #include "ocml/decoder.hpp"
 #include "ocml/token_render.hpp"
 
@@ -108,9 +109,13 @@ result<std::vector<segment>> segments_of(std::string_view text, dialect d, const
   segmenter s{text, codec.info, tok, codec.family == "openchatml", strict, {}, warnings,
               {},   {},         {}};
   s.init();
-  if (!s.escapes) {
-    // Formats without an escape refuse content that spells their markup (the injection
-    // rule): every spelling of a control token in their text is structure. No decoder pass.
+  // Formats without an escape refuse content that spells their markup (the injection rule):
+  // every spelling of a control token in their text is structure. So is every spelling in
+  // 2.x-family text without escape syntax: its renderer writes a '<' before each spelling
+  // in a body ("<<|end|>") and wraps a body's trailing '<' in <|literal|>…<|endliteral|>.
+  // No decoder pass for either.
+  if (!s.escapes || (text.find("<<|") == std::string_view::npos &&
+                     text.find("<|literal|>") == std::string_view::npos)) {
     if (auto r = s.structure(0, text.size(), false); !r) return r.error();
     return std::move(s.out);
   }
@@ -299,8 +304,22 @@ result<token_sequence> render_tokens(const conversation& conv, const render_opti
                                      const tokenizer& tok,
                                      const token_render_options& token_options) {
   token_sequence seq;
-  auto text = render(conv, options, &seq.diagnostics);
-  if (!text) return text.error();
+  // The 2.x family renders split messages: split once here rather than in every render
+  // (trained_regions renders each turn's prompt), and name the caller's messages in
+  // diagnostics.
+  detail::origin_map origins;
+  conversation split;
+  const bool reshape = detail::codec_of(options.dialect).shape == detail::turn_shape::split &&
+                       detail::has_embedded(conv);
+  if (reshape) split = detail::split_form(conv, &origins);
+  const conversation& c = reshape ? split : conv;
+  const auto back = [&](diagnostic d) {
+    if (reshape) detail::relocate(d, origins);
+    return d;
+  };
+  auto text = render(c, options, &seq.diagnostics);
+  if (reshape) detail::relocate(seq.diagnostics, 0, origins);
+  if (!text) return back(text.error());
   std::vector<segment> segs;
   if (token_options.policy == token_policy::harmony) {
     auto s = segments_of(*text, options.dialect, tok, token_options.strict, seq.diagnostics);
@@ -309,8 +328,8 @@ result<token_sequence> render_tokens(const conversation& conv, const render_opti
   }
   std::vector<region> regions;
   if (token_options.training) {
-    auto r = trained_regions(conv, options, *text, token_options);
-    if (!r) return r.error();
+    auto r = trained_regions(c, options, *text, token_options);
+    if (!r) return back(r.error());
     regions = std::move(*r);
   }
   std::size_t at = 0;

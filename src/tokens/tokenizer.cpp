@@ -207,7 +207,10 @@ std::string_view tokenizer::token_bytes(token_id id) const noexcept {
 }
 
 std::optional<token_id> tokenizer::id_of(std::string_view special) const noexcept {
-  for (const auto& a : m_->added) {
+  const auto i = m_->added_by_hash.find(detail::hash_bytes(special));
+  if (!i) return std::nullopt;
+  if (m_->added[*i].text == special) return m_->added[*i].id;
+  for (const auto& a : m_->added) {  // two texts of one hash: the index holds the first
     if (a.text == special) return a.id;
   }
   return std::nullopt;

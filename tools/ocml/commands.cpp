@@ -262,12 +262,17 @@ void append_array(std::string& out, std::string_view key, const std::vector<T>& 
   out += '"';
   out += key;
   out += "\":[";
-  char digits[24];
+  // Written in place: at most 11 characters a number and its comma.
+  const std::size_t at = out.size();
+  out.resize(at + v.size() * 12 + 1);
+  char* p = out.data() + at;
+  char* const end = out.data() + out.size();
   for (std::size_t i = 0; i < v.size(); ++i) {
-    if (i > 0) out.push_back(',');
-    out.append(digits, std::to_chars(digits, digits + sizeof digits, v[i]).ptr);
+    if (i > 0) *p++ = ',';
+    p = std::to_chars(p, end, v[i]).ptr;
   }
-  out.push_back(']');
+  *p++ = ']';
+  out.resize(static_cast<std::size_t>(p - out.data()));
 }
 
 // `ocml render --ids`: one JSON object of IDs (and labels) per conversation.

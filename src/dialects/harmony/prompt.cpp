@@ -2,6 +2,8 @@
 #include "dialects/harmony/prompt_origins.hpp"
 #include "ocml/harmony.hpp"
 
+#include <type_traits>
+
 namespace ocml::harmony {
 
 namespace {
@@ -28,7 +30,12 @@ std::optional<reasoning_effort> parse_reasoning_effort(std::string_view s) noexc
   return std::nullopt;
 }
 
-conversation build_prompt(const conversation& c, const prompt_options& options) {
+namespace {
+
+// build_prompt, copying or moving what it keeps of `c`.
+template <typename Conversation>
+conversation build(Conversation&& c, const prompt_options& options) {
+  constexpr bool move = std::is_rvalue_reference_v<Conversation&&>;
   system_content sys = options.system;
   apply_generation_settings(c.header.generation_settings, sys);
   conversation out;
@@ -40,12 +47,13 @@ conversation build_prompt(const conversation& c, const prompt_options& options) 
   out.messages.push_back(std::move(system));
 
   developer_content dev;
-  std::vector<const message*> rest;
-  for (const auto& m : c.messages) {
+  std::vector<std::size_t> rest;
+  for (std::size_t i = 0; i < c.messages.size(); ++i) {
+    const message& m = c.messages[i];
     if (m.role == role::system || m.role == role::developer) {
       dev.instructions = dev.instructions ? *dev.instructions + "\n\n" + m.content : m.content;
     } else {
-      rest.push_back(&m);
+      rest.push_back(i);
     }
   }
   if (!c.tools.empty()) dev.tools.push_back(functions_namespace(c.tools));
@@ -55,8 +63,25 @@ conversation build_prompt(const conversation& c, const prompt_options& options) 
     developer.content = render_developer_content(dev);
     out.messages.push_back(std::move(developer));
   }
-  for (const message* m : rest) out.messages.push_back(*m);
+  out.messages.reserve(out.messages.size() + rest.size());
+  for (const std::size_t i : rest) {
+    if constexpr (move) {
+      out.messages.push_back(std::move(c.messages[i]));
+    } else {
+      out.messages.push_back(c.messages[i]);
+    }
+  }
   return out;
+}
+
+}  // namespace
+
+conversation build_prompt(const conversation& c, const prompt_options& options) {
+  return build(c, options);
+}
+
+conversation build_prompt(conversation&& c, const prompt_options& options) {
+  return build(std::move(c), options);
 }
 
 }  // namespace ocml::harmony
