@@ -40,10 +40,15 @@ enum class error_code : std::uint8_t {
   tokenizer_format,           ///< E-TOKENIZER-FORMAT: a tokenizer file is malformed.
   tokenizer_unsupported,      ///< E-TOKENIZER-UNSUPPORTED: a tokenizer feature ocml lacks.
   token_unknown,              ///< E-TOKEN-UNKNOWN: a token ID the vocabulary does not have.
+  template_syntax,            ///< E-TEMPLATE-SYNTAX: a chat template does not compile.
+  template_raised,            ///< E-TEMPLATE-RAISED: the template called raise_exception.
+  template_undefined,  ///< E-TEMPLATE-UNDEFINED: an undefined value used where Jinja2 raises.
+  template_type,       ///< E-TEMPLATE-TYPE: an operation Python refuses (TypeError…).
+  template_security,   ///< E-TEMPLATE-SECURITY: what the immutable sandbox forbids.
 };
 
 /// Number of values in error_code (for tables and tests).
-inline constexpr std::size_t error_code_count = 26;
+inline constexpr std::size_t error_code_count = 31;
 
 /// The stable `E-...` spelling of a code, e.g. "E-PARSE-HEADER".
 ///

@@ -38,6 +38,11 @@ constexpr std::array<error_entry, error_code_count> kErrors = {{
     {"E-TOKENIZER-FORMAT", "tokenizer file is malformed"},
     {"E-TOKENIZER-UNSUPPORTED", "tokenizer uses a feature ocml does not implement"},
     {"E-TOKEN-UNKNOWN", "token ID is not in the vocabulary"},
+    {"E-TEMPLATE-SYNTAX", "chat template syntax error"},
+    {"E-TEMPLATE-RAISED", "the chat template raised an exception"},
+    {"E-TEMPLATE-UNDEFINED", "the chat template used an undefined value"},
+    {"E-TEMPLATE-TYPE", "the chat template made an invalid operation"},
+    {"E-TEMPLATE-SECURITY", "the chat template did what the sandbox forbids"},
 }};
 }  // namespace
 

@@ -1,6 +1,7 @@
 #include "commands.hpp"
 
 #include <charconv>
+#include <cstdlib>
 
 #include <string.h>
 
@@ -23,6 +24,7 @@
 #include "ocml/gabgpt.hpp"
 #include "ocml/harmony.hpp"
 #include "ocml/render.hpp"
+#include "ocml/template.hpp"
 #include "ocml/token_decoder.hpp"
 #include "ocml/token_render.hpp"
 #include "tokens_cmd.hpp"
@@ -322,7 +324,55 @@ int run_render_ids(const render_args& a) {
   return any_error(r.diagnostics) ? 1 : 0;
 }
 
+// `ocml render --template`: the model's own chat template, one conversation per line with
+// --jsonl.
+int run_render_template(const render_args& a) {
+  auto t = model_template::from_file(a.template_file);
+  if (!t) {
+    std::cerr << a.template_file << ": " << t.error().to_string() << '\n';
+    return 1;
+  }
+  template_json_options o;
+  o.add_generation_prompt = a.add_generation_prompt;
+  if (!a.template_kwargs.empty()) {
+    auto kw = detail::try_parse_json(a.template_kwargs);
+    if (!kw || !kw->is_object()) {
+      std::cerr << "--template-kwargs: not a JSON object\n";
+      return 2;
+    }
+    o.kwargs = std::move(*kw);
+  }
+  o.render.now = a.now;
+  if (o.render.now.empty()) {
+    if (const char* env = std::getenv("OCML_TEMPLATE_NOW")) o.render.now = env;
+  }
+  const auto one = [&](std::string_view text, line_result& r) {
+    auto out = t->render_json(text, o);
+    if (!out) {
+      r.diagnostics.push_back(out.error());
+      return;
+    }
+    r.output = "{\"text\":";
+    detail::append_json_string(r.output, *out);
+    r.output += '}';
+  };
+  if (a.batch.jsonl) {
+    return batch(a.batch, a.file,
+                 [&](const batch_line& line, line_result& r) { one(line.text, r); });
+  }
+  input in;
+  if (!open_input(in, a.file)) return 1;
+  auto out = t->render_json(in.bytes(), o);
+  if (!out) {
+    print_diag(out.error());
+    return 1;
+  }
+  std::cout << *out;
+  return 0;
+}
+
 int run_render(const render_args& a) {
+  if (!a.template_file.empty()) return run_render_template(a);
   if (a.ids) return run_render_ids(a);
   if (a.batch.jsonl) {
     return batch(a.batch, a.file, [&a](const batch_line& line, line_result& r) {

@@ -37,6 +37,10 @@ struct render_args {
   bool last_turn_only = false;
   bool train_trailing_newline = false;
   bool strict_tokens = false;
+  // --template: the model's own chat template instead of a dialect
+  std::string template_file;
+  std::string template_kwargs;  ///< a JSON object
+  std::string now;              ///< strftime_now's time (default: OCML_TEMPLATE_NOW, else now)
 };
 
 struct parse_args {

@@ -49,7 +49,7 @@ int main(int argc, char** argv) {
 
   ocml::cli::render_args ra;
   auto* render = app.add_subcommand("render", "render a JSON conversation to markup");
-  add_dialect(render, ra.dialect);
+  auto* render_dialect = add_dialect(render, ra.dialect);
   auto* g = render->add_option_group(
       "format",
       "input JSON shape (default: OpenAI chat JSON; native when it has native-only keys)");
@@ -88,6 +88,23 @@ int main(int argc, char** argv) {
                    "with --ids --training: also train the newline after a stop token");
   render->add_flag("--strict", ra.strict_tokens,
                    "with --ids: a control token the vocabulary lacks is an error");
+  auto* tmpl_opt = render->add_option(
+      "--template", ra.template_file,
+      "render with this chat template (.jinja) as transformers does, instead of a dialect");
+  // -d or --template: one of the two.
+  render_dialect->required(false);
+  tmpl_opt->excludes(render_dialect);
+  render->callback([render_dialect, tmpl_opt] {
+    if (render_dialect->count() == 0 && tmpl_opt->count() == 0) {
+      throw CLI::RequiredError("--dialect or --template");
+    }
+  });
+  render->add_option("--template-kwargs", ra.template_kwargs,
+                     "with --template: a JSON object of template variables (bos_token, "
+                     "enable_thinking…); a conversation's chat_template_kwargs win");
+  render->add_option("--now", ra.now,
+                     "with --template: strftime_now's time, YYYY-MM-DDTHH:MM:SS (default: "
+                     "$OCML_TEMPLATE_NOW, else the local time)");
   render->add_option("file", ra.file, "input file, - for stdin");
   add_batch_flags(render, ra.batch);
 

@@ -1,0 +1,113 @@
+// ocml/template.hpp - a model's own chat template (Jinja2), rendered as transformers renders
+// it: Python Jinja2's ImmutableSandboxedEnvironment with trim_blocks, lstrip_blocks,
+// loopcontrols and `{% generation %}`, `tojson` as json.dumps(ensure_ascii=False),
+// raise_exception and strftime_now.
+//
+//   auto t = ocml::chat_template::compile(R"({% for m in messages %}<|{{ m.role }}|>{{ m.content }}
+//   {% endfor %})");
+//   auto text = t->render({{"messages", {{{"role", "user"}, {"content", "Hi"}}}}});
+//   // *text == "<|user|>Hi\n"
+//
+// A compiled template is immutable: render it from any number of threads.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "ocml/error.hpp"
+#include "ocml/model.hpp"
+
+namespace ocml {
+
+namespace tmpl {
+struct program;
+}
+
+/// Bounds on one render (a template is code: it may loop or recurse without end).
+struct template_limits {
+  std::size_t max_output = std::size_t{64} << 20;  ///< bytes of output
+  std::size_t max_steps = 10'000'000;              ///< loop iterations and calls, in all
+  std::size_t max_depth = 100;  ///< nested macro calls (Python's limit is ~1000 frames)
+};
+
+struct template_render_options {
+  /// What strftime_now formats, as "YYYY-MM-DDTHH:MM:SS" (empty: the local time now).
+  std::string now;
+  template_limits limits;
+};
+
+class chat_template {
+ public:
+  /// Compiles template text. Errors: E-TEMPLATE-SYNTAX with line:column.
+  ///
+  ///   auto t = ocml::chat_template::compile("{{ bos_token }}{{ messages[0].content }}");
+  [[nodiscard]] static result<chat_template> compile(std::string_view source);
+
+  /// Renders with `variables` (a JSON object: messages, tools, add_generation_prompt, …).
+  /// Errors: E-TEMPLATE-RAISED (the template's raise_exception message),
+  /// E-TEMPLATE-UNDEFINED, E-TEMPLATE-TYPE, E-TEMPLATE-SECURITY, E-LIMIT-EXCEEDED.
+  ///
+  ///   auto text = t->render({{"messages", json::array()}, {"bos_token", "<s>"}});
+  [[nodiscard]] result<std::string> render(const json& variables,
+                                           const template_render_options& options = {}) const;
+
+ private:
+  std::shared_ptr<const tmpl::program> prog_;
+};
+
+/// How an OpenAI chat request becomes a template's variables, as transformers'
+/// apply_chat_template makes them.
+struct template_json_options {
+  /// Variables for every conversation (bos_token, eos_token, enable_thinking…); the
+  /// conversation's own `chat_template_kwargs` are merged over them.
+  json kwargs = json::object();
+  bool add_generation_prompt = false;  ///< unless the conversation says
+  template_render_options render;
+};
+
+/// The variables of an OpenAI chat request: `messages` (tool-call arguments that are JSON
+/// strings parsed into objects), `tools` and `documents` (null when absent),
+/// `add_generation_prompt`, then `kwargs`, then the request's `chat_template_kwargs`.
+///
+///   auto vars = ocml::template_variables(request_json, {.kwargs = {{"bos_token", "<s>"}}});
+[[nodiscard]] result<json> template_variables(const json& request,
+                                              const template_json_options& options = {});
+
+/// A model's chat templates, from a `.jinja` file or a `tokenizer_config.json`: its
+/// `chat_template` (a string, or a list of named templates), and its special tokens
+/// (bos_token, eos_token…, strings or AddedToken objects), passed to the template as
+/// transformers passes them.
+///
+///   auto m = ocml::model_template::from_file("tokenizer_config.json");
+///   auto text = m->render_json(R"({"messages":[{"role":"user","content":"Hi"}]})", {});
+class model_template {
+ public:
+  /// Errors: E-IO, E-JSON-INPUT (a config without a usable chat_template),
+  /// E-TEMPLATE-SYNTAX.
+  [[nodiscard]] static result<model_template> from_file(const std::string& path);
+  /// From a file's text: JSON (a tokenizer_config.json) or template text.
+  [[nodiscard]] static result<model_template> from_text(std::string_view text);
+  /// The template transformers would pick: `tool_use` when the request has tools and the
+  /// config names one, else `default` (or the only one).
+  [[nodiscard]] const chat_template& select(bool has_tools) const;
+  /// The special tokens as template variables ({"bos_token": "<s>", …}).
+  [[nodiscard]] const json& special_tokens() const noexcept { return special_; }
+  /// Renders a JSON request: special tokens, then `options.kwargs`, then the request's
+  /// chat_template_kwargs.
+  [[nodiscard]] result<std::string> render_json(std::string_view json_text,
+                                                const template_json_options& options) const;
+
+ private:
+  std::vector<std::pair<std::string, chat_template>> named_;
+  json special_ = json::object();
+};
+
+/// render() of template_variables() of a JSON request's text.
+[[nodiscard]] result<std::string> render_template_json(const chat_template& t,
+                                                       std::string_view json_text,
+                                                       const template_json_options& options = {});
+
+}  // namespace ocml

@@ -1,0 +1,195 @@
+// The compiled form of a chat template: expressions and statements, each evaluated by the
+// interpreter (template/interpreter.hpp).
+#pragma once
+
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "template/value.hpp"
+
+namespace ocml::tmpl {
+
+class interpreter;
+
+struct expr {
+  std::size_t pos = 0;
+  virtual ~expr() = default;
+  [[nodiscard]] virtual value eval(interpreter& in) const = 0;
+};
+using expr_ptr = std::unique_ptr<expr>;
+
+struct literal final : expr {
+  value v;
+  value eval(interpreter& in) const override;
+};
+struct name_ref final : expr {
+  std::string name;
+  value eval(interpreter& in) const override;
+};
+struct list_expr final : expr {
+  std::vector<expr_ptr> items;
+  bool is_tuple = false;
+  value eval(interpreter& in) const override;
+};
+struct dict_expr final : expr {
+  std::vector<std::pair<expr_ptr, expr_ptr>> items;
+  value eval(interpreter& in) const override;
+};
+struct attr_expr final : expr {
+  expr_ptr obj;
+  std::string name;
+  value eval(interpreter& in) const override;
+};
+struct item_expr final : expr {
+  expr_ptr obj;
+  expr_ptr index;
+  value eval(interpreter& in) const override;
+};
+struct slice_expr final : expr {
+  expr_ptr obj;
+  expr_ptr start, stop, step;  // each may be null
+  value eval(interpreter& in) const override;
+};
+struct arg_list {
+  std::vector<expr_ptr> positional;
+  std::vector<std::pair<std::string, expr_ptr>> keyword;
+};
+struct call_expr final : expr {
+  expr_ptr fn;
+  arg_list args;
+  value eval(interpreter& in) const override;
+};
+struct filter_fn;
+struct filter_expr final : expr {
+  expr_ptr arg;  // null in a filter block: the block's output
+  std::string name;
+  const filter_fn* fn = nullptr;
+  arg_list args;
+  value eval(interpreter& in) const override;
+  [[nodiscard]] value apply(interpreter& in, const value& input) const;
+};
+struct test_fn;
+struct test_expr final : expr {
+  expr_ptr arg;
+  std::string name;
+  const test_fn* fn = nullptr;
+  arg_list args;
+  bool negated = false;
+  value eval(interpreter& in) const override;
+};
+struct binary_expr final : expr {
+  std::string op;  // + - * / // % ** ~
+  expr_ptr l, r;
+  value eval(interpreter& in) const override;
+};
+struct compare_expr final : expr {
+  expr_ptr first;
+  std::vector<std::pair<std::string, expr_ptr>> rest;  // == != < > <= >= in notin
+  value eval(interpreter& in) const override;
+};
+struct logic_expr final : expr {
+  bool is_and = false;
+  expr_ptr l, r;
+  value eval(interpreter& in) const override;
+};
+struct not_expr final : expr {
+  expr_ptr e;
+  value eval(interpreter& in) const override;
+};
+struct unary_expr final : expr {
+  bool negative = false;
+  expr_ptr e;
+  value eval(interpreter& in) const override;
+};
+struct cond_expr final : expr {
+  expr_ptr cond, then, otherwise;  // otherwise may be null
+  value eval(interpreter& in) const override;
+};
+
+// ---- statements ---------------------------------------------------------------------------
+
+struct node {
+  std::size_t pos = 0;
+  virtual ~node() = default;
+  virtual void exec(interpreter& in) const = 0;
+};
+using node_ptr = std::unique_ptr<node>;
+using body = std::vector<node_ptr>;
+
+struct text_node final : node {
+  std::string text;
+  void exec(interpreter& in) const override;
+};
+struct output_node final : node {
+  expr_ptr e;
+  void exec(interpreter& in) const override;
+};
+struct if_node final : node {
+  std::vector<std::pair<expr_ptr, body>> branches;
+  body otherwise;
+  void exec(interpreter& in) const override;
+};
+/// An assignment target: a name, `ns.attr`, or a tuple of names.
+struct target {
+  std::vector<std::string> names;  // several: tuple unpacking
+  std::string attr;                // set: names[0] is the namespace
+};
+struct for_node final : node {
+  target vars;
+  expr_ptr iter;
+  expr_ptr filter;  // may be null
+  body loop_body, otherwise;
+  bool recursive = false;
+  void exec(interpreter& in) const override;
+};
+struct set_node final : node {
+  target to;
+  expr_ptr e;
+  void exec(interpreter& in) const override;
+};
+struct set_block_node final : node {
+  target to;
+  std::vector<std::unique_ptr<filter_expr>> filters;
+  body content;
+  void exec(interpreter& in) const override;
+};
+struct macro_node final : node {
+  std::string name;
+  std::vector<std::pair<std::string, expr_ptr>> params;  // default may be null
+  body content;
+  bool uses_caller = false, uses_varargs = false, uses_kwargs = false;
+  void exec(interpreter& in) const override;
+};
+struct call_block_node final : node {
+  std::unique_ptr<call_expr> call;
+  std::shared_ptr<macro_node> caller;  // the block as a macro named "caller"
+  void exec(interpreter& in) const override;
+};
+struct filter_block_node final : node {
+  std::vector<std::unique_ptr<filter_expr>> filters;
+  body content;
+  void exec(interpreter& in) const override;
+};
+struct loop_control_node final : node {
+  bool is_break = false;
+  void exec(interpreter& in) const override;
+};
+struct scope_node final : node {  // {% generation %}, {% with %}: the body in a scope
+  std::vector<std::pair<std::string, expr_ptr>> assigns;
+  bool new_scope = false;
+  body content;
+  void exec(interpreter& in) const override;
+};
+
+/// A parsed template.
+struct program {
+  std::string source;
+  body content;
+};
+
+/// Parses `source`; throws template_error (E-TEMPLATE-SYNTAX).
+[[nodiscard]] std::unique_ptr<program> parse_template(std::string_view source);
+
+}  // namespace ocml::tmpl

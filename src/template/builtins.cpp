@@ -1,0 +1,1217 @@
+// Filters, tests, globals and methods, each with the behaviour of Jinja2 3.1 and Python 3.
+#include "template/builtins.hpp"
+
+#include <unicode/locid.h>
+#include <unicode/uchar.h>
+#include <unicode/unistr.h>
+
+#include <algorithm>
+#include <cmath>
+#include <ctime>
+
+#include "template/interpreter.hpp"
+
+namespace ocml::tmpl {
+
+namespace {
+
+// ---- helpers ------------------------------------------------------------------------------
+
+value fn(std::string name, std::function<value(interpreter&, call_args&)> f) {
+  return value(object_ptr(std::make_shared<function_object>(std::move(name), std::move(f))));
+}
+
+const value& need(const call_args& a, std::size_t i, std::string_view name, std::string_view who) {
+  const value* v = a.arg(i, name);
+  if (v == nullptr) {
+    type_error(std::string(who) + "() missing required argument: '" + std::string(name) + "'");
+  }
+  return *v;
+}
+
+value opt(const call_args& a, std::size_t i, std::string_view name, const value& def) {
+  const value* v = a.arg(i, name);
+  return v != nullptr ? *v : def;
+}
+
+const std::string& need_str(const value& v, std::string_view what) {
+  if (!v.is_string()) {
+    type_error(std::string(what) + " must be str, not " + std::string(type_name(v)));
+  }
+  return v.str();
+}
+
+char32_t decode(std::string_view s, std::size_t& i) {
+  const auto b = static_cast<unsigned char>(s[i]);
+  std::size_t n = b < 0x80 ? 1 : b < 0xE0 ? 2 : b < 0xF0 ? 3 : 4;
+  if ((b >= 0x80 && b < 0xC0) || i + n > s.size()) n = 1;
+  char32_t c = n == 1 ? b : n == 2 ? b & 0x1F : n == 3 ? b & 0x0F : b & 0x07;
+  for (std::size_t k = 1; k < n; ++k) c = (c << 6) | (static_cast<unsigned char>(s[i + k]) & 0x3F);
+  i += n;
+  return c;
+}
+
+// Python's str.isspace for one character.
+bool py_space(char32_t c) {
+  return (c >= 0x09 && c <= 0x0D) || (c >= 0x1C && c <= 0x20) || c == 0x85 || c == 0xA0 ||
+         c == 0x1680 || (c >= 0x2000 && c <= 0x200A) || c == 0x2028 || c == 0x2029 || c == 0x202F ||
+         c == 0x205F || c == 0x3000;
+}
+
+// strip/lstrip/rstrip: `chars` none means white space.
+std::string py_strip(std::string_view s, const value* chars, bool left, bool right) {
+  std::vector<char32_t> set;
+  const bool ws = chars == nullptr || chars->is_none();
+  if (!ws) {
+    const std::string& c = need_str(*chars, "strip arg");
+    for (std::size_t i = 0; i < c.size();) set.push_back(decode(c, i));
+  }
+  const auto strip_it = [&](char32_t c) {
+    return ws ? py_space(c) : std::find(set.begin(), set.end(), c) != set.end();
+  };
+  std::vector<std::pair<std::size_t, char32_t>> cps;
+  for (std::size_t i = 0; i < s.size();) {
+    const std::size_t at = i;
+    cps.emplace_back(at, decode(s, i));
+  }
+  std::size_t b = 0;
+  std::size_t e = cps.size();
+  while (left && b < e && strip_it(cps[b].second)) ++b;
+  while (right && e > b && strip_it(cps[e - 1].second)) --e;
+  const std::size_t from = b < cps.size() ? cps[b].first : s.size();
+  const std::size_t to = e < cps.size() ? cps[e].first : s.size();
+  return std::string(s.substr(from, to - from));
+}
+
+std::string icu_case(std::string_view s, bool upper) {
+  bool ascii = true;
+  for (const char c : s) ascii = ascii && static_cast<unsigned char>(c) < 0x80;
+  std::string out;
+  if (ascii) {
+    out.reserve(s.size());
+    for (const char c : s) {
+      out.push_back(static_cast<char>(upper ? std::toupper(static_cast<unsigned char>(c))
+                                            : std::tolower(static_cast<unsigned char>(c))));
+    }
+    return out;
+  }
+  icu::UnicodeString u =
+      icu::UnicodeString::fromUTF8(icu::StringPiece(s.data(), static_cast<int32_t>(s.size())));
+  if (upper) {
+    u.toUpper(icu::Locale::getRoot());
+  } else {
+    u.toLower(icu::Locale::getRoot());
+  }
+  u.toUTF8String(out);
+  return out;
+}
+
+// Python's str.title / str.capitalize.
+std::string py_title(std::string_view s, bool only_first) {
+  std::string out;
+  bool prev_cased = false;
+  bool first = true;
+  for (std::size_t i = 0; i < s.size();) {
+    const std::size_t at = i;
+    const char32_t c = decode(s, i);
+    const std::string_view piece = s.substr(at, i - at);
+    const bool cased = u_isalpha(static_cast<UChar32>(c)) != 0;
+    if (only_first) {
+      out += first ? icu_case(piece, true) : icu_case(piece, false);
+    } else if (cased) {
+      out += prev_cased ? icu_case(piece, false) : icu_case(piece, true);
+    } else {
+      out += piece;
+    }
+    prev_cased = cased;
+    first = false;
+  }
+  return out;
+}
+
+std::vector<std::string> py_split(const std::string& s, const value* sep, std::int64_t maxsplit,
+                                  bool from_right) {
+  std::vector<std::string> out;
+  if (sep == nullptr || sep->is_none()) {
+    // Runs of white space; no empty strings.
+    std::vector<std::pair<std::size_t, std::size_t>> words;
+    std::size_t i = 0;
+    std::size_t start = std::string::npos;
+    while (i < s.size()) {
+      const std::size_t at = i;
+      const char32_t c = decode(s, i);
+      if (py_space(c)) {
+        if (start != std::string::npos) words.emplace_back(start, at);
+        start = std::string::npos;
+      } else if (start == std::string::npos) {
+        start = at;
+      }
+    }
+    if (start != std::string::npos) words.emplace_back(start, s.size());
+    if (maxsplit < 0 || static_cast<std::size_t>(maxsplit) >= words.size()) {
+      for (const auto& [b, e] : words) out.push_back(s.substr(b, e - b));
+      return out;
+    }
+    const auto m = static_cast<std::size_t>(maxsplit);
+    if (!from_right) {
+      for (std::size_t k = 0; k < m; ++k)
+        out.push_back(s.substr(words[k].first, words[k].second - words[k].first));
+      out.push_back(py_strip(std::string_view(s).substr(words[m].first), nullptr, false, true));
+    } else {
+      const std::size_t keep = words.size() - m;
+      out.push_back(
+          py_strip(std::string_view(s).substr(0, words[keep - 1].second), nullptr, true, false));
+      for (std::size_t k = keep; k < words.size(); ++k)
+        out.push_back(s.substr(words[k].first, words[k].second - words[k].first));
+    }
+    return out;
+  }
+  const std::string& d = need_str(*sep, "separator");
+  if (d.empty()) fail(error_code::template_type, "empty separator");
+  if (!from_right) {
+    std::size_t b = 0;
+    for (std::int64_t n = 0; maxsplit < 0 || n < maxsplit; ++n) {
+      const std::size_t at = s.find(d, b);
+      if (at == std::string::npos) break;
+      out.push_back(s.substr(b, at - b));
+      b = at + d.size();
+    }
+    out.push_back(s.substr(b));
+    return out;
+  }
+  std::size_t e = s.size();
+  std::vector<std::string> rev;
+  for (std::int64_t n = 0; maxsplit < 0 || n < maxsplit; ++n) {
+    if (e < d.size()) break;
+    const std::size_t at = s.rfind(d, e - d.size());
+    if (at == std::string::npos) break;
+    rev.push_back(s.substr(at + d.size(), e - at - d.size()));
+    e = at;
+  }
+  rev.push_back(s.substr(0, e));
+  return {rev.rbegin(), rev.rend()};
+}
+
+value str_list(const std::vector<std::string>& v) {
+  list l;
+  l.reserve(v.size());
+  for (const auto& s : v) l.emplace_back(s);
+  return value(std::move(l));
+}
+
+bool affix(const std::string& s, const value& what, bool prefix) {
+  const auto one = [&](const value& w) {
+    const std::string& p = need_str(w, prefix ? "startswith arg" : "endswith arg");
+    return prefix ? s.compare(0, p.size(), p) == 0 && s.size() >= p.size()
+                  : s.size() >= p.size() && s.compare(s.size() - p.size(), p.size(), p) == 0;
+  };
+  if (what.is_list()) {
+    return std::any_of(what.items().begin(), what.items().end(), one);
+  }
+  return one(what);
+}
+
+std::string py_replace(const std::string& s, const std::string& old, const std::string& rep,
+                       std::int64_t count) {
+  std::string out;
+  if (old.empty()) {
+    std::int64_t n = 0;
+    const auto cps = code_point_pieces(s);
+    for (std::size_t k = 0; k <= cps.size(); ++k) {
+      if (count < 0 || n < count) {
+        out += rep;
+        ++n;
+      }
+      if (k < cps.size()) out += cps[k];
+    }
+    return out;
+  }
+  std::size_t b = 0;
+  for (std::int64_t n = 0; count < 0 || n < count; ++n) {
+    const std::size_t at = s.find(old, b);
+    if (at == std::string::npos) break;
+    out.append(s, b, at - b);
+    out += rep;
+    b = at + old.size();
+  }
+  out.append(s, b, std::string::npos);
+  return out;
+}
+
+std::int64_t cp_index(const std::string& s, std::size_t byte) {
+  return static_cast<std::int64_t>(code_points(std::string_view(s).substr(0, byte)));
+}
+
+// str.format: "{}", "{0}", "{name}", "{{", "}}" (format specs and conversions left out).
+std::string py_format(const std::string& f, const call_args& a) {
+  std::string out;
+  std::size_t auto_i = 0;
+  for (std::size_t i = 0; i < f.size(); ++i) {
+    if (f[i] == '{' && i + 1 < f.size() && f[i + 1] == '{') {
+      out.push_back('{');
+      ++i;
+    } else if (f[i] == '}' && i + 1 < f.size() && f[i + 1] == '}') {
+      out.push_back('}');
+      ++i;
+    } else if (f[i] == '{') {
+      const std::size_t e = f.find('}', i);
+      if (e == std::string::npos)
+        fail(error_code::template_type, "Single '{' encountered in format string");
+      std::string key = f.substr(i + 1, e - i - 1);
+      const std::size_t colon = key.find_first_of(":!");
+      if (colon != std::string::npos) key.resize(colon);
+      const value* v = nullptr;
+      if (key.empty()) {
+        v = auto_i < a.positional.size() ? &a.positional[auto_i] : nullptr;
+        ++auto_i;
+      } else if (std::isdigit(static_cast<unsigned char>(key[0])) != 0) {
+        const auto k = static_cast<std::size_t>(std::stoul(key));
+        v = k < a.positional.size() ? &a.positional[k] : nullptr;
+      } else {
+        v = a.kw(key);
+      }
+      if (v == nullptr)
+        fail(error_code::template_type, "Replacement index out of range: {" + key + "}");
+      append_str(*v, out);
+      i = e;
+    } else {
+      out.push_back(f[i]);
+    }
+  }
+  return out;
+}
+
+bool all_of_cps(const std::string& s, bool (*pred)(char32_t)) {
+  if (s.empty()) return false;
+  for (std::size_t i = 0; i < s.size();) {
+    if (!pred(decode(s, i))) return false;
+  }
+  return true;
+}
+
+value unsafe_method(std::string_view type, std::string_view name) {
+  const std::string msg = "access to attribute '" + std::string(name) + "' of '" +
+                          std::string(type) + "' object is unsafe.";
+  return fn(std::string(name),
+            [msg](interpreter&, call_args&) -> value { fail(error_code::template_security, msg); });
+}
+
+value string_method(const value& self, std::string_view name) {
+  const std::string& s = self.str();
+  const std::string n(name);
+  if (name == "strip" || name == "lstrip" || name == "rstrip") {
+    const bool l = name != "rstrip";
+    const bool r = name != "lstrip";
+    return fn(n, [s, l, r](interpreter&, call_args& a) {
+      return value(py_strip(s, a.arg(0, "chars"), l, r));
+    });
+  }
+  if (name == "upper" || name == "lower") {
+    const bool up = name == "upper";
+    return fn(n, [s, up](interpreter&, call_args&) { return value(icu_case(s, up)); });
+  }
+  if (name == "title" || name == "capitalize") {
+    const bool cap = name == "capitalize";
+    return fn(n, [s, cap](interpreter&, call_args&) { return value(py_title(s, cap)); });
+  }
+  if (name == "split" || name == "rsplit") {
+    const bool right = name == "rsplit";
+    return fn(n, [s, right](interpreter&, call_args& a) {
+      const value m = opt(a, 1, "maxsplit", value(-1));
+      return str_list(py_split(s, a.arg(0, "sep"), m.as_int(), right));
+    });
+  }
+  if (name == "splitlines") {
+    return fn(n, [s](interpreter&, call_args& a) {
+      const bool keep = truthy(opt(a, 0, "keepends", value(false)));
+      std::vector<std::string> out;
+      std::size_t b = 0;
+      for (std::size_t i = 0; i < s.size();) {
+        const std::size_t at = i;
+        const char32_t c = decode(s, i);
+        const bool nl = c == '\n' || c == '\r' || c == 0x0B || c == 0x0C || c == 0x1C ||
+                        c == 0x1D || c == 0x1E || c == 0x85 || c == 0x2028 || c == 0x2029;
+        if (!nl) continue;
+        std::size_t end = i;
+        if (c == '\r' && i < s.size() && s[i] == '\n') end = ++i;
+        out.push_back(s.substr(b, (keep ? end : at) - b));
+        b = end;
+      }
+      if (b < s.size()) out.push_back(s.substr(b));
+      return str_list(out);
+    });
+  }
+  if (name == "startswith" || name == "endswith") {
+    const bool pre = name == "startswith";
+    return fn(n, [s, pre](interpreter&, call_args& a) {
+      return value(affix(s, need(a, 0, "prefix", pre ? "startswith" : "endswith"), pre));
+    });
+  }
+  if (name == "replace") {
+    return fn(n, [s](interpreter&, call_args& a) {
+      return value(py_replace(s, need_str(need(a, 0, "old", "replace"), "replace arg"),
+                              need_str(need(a, 1, "new", "replace"), "replace arg"),
+                              opt(a, 2, "count", value(-1)).as_int()));
+    });
+  }
+  if (name == "find" || name == "rfind" || name == "index" || name == "rindex" || name == "count") {
+    return fn(n, [s, n](interpreter&, call_args& a) -> value {
+      const std::string& sub = need_str(need(a, 0, "sub", n), "argument");
+      if (n == "count") {
+        if (sub.empty()) return value(static_cast<std::int64_t>(code_points(s) + 1));
+        std::int64_t c = 0;
+        for (std::size_t at = s.find(sub); at != std::string::npos;
+             at = s.find(sub, at + sub.size()))
+          ++c;
+        return value(c);
+      }
+      const std::size_t at = n[0] == 'r' ? s.rfind(sub) : s.find(sub);
+      if (at == std::string::npos) {
+        if (n == "index" || n == "rindex") fail(error_code::template_type, "substring not found");
+        return value(-1);
+      }
+      return value(cp_index(s, at));
+    });
+  }
+  if (name == "join") {
+    return fn(n, [s](interpreter&, call_args& a) {
+      std::string out;
+      const list items = iterate(need(a, 0, "iterable", "join"));
+      for (std::size_t i = 0; i < items.size(); ++i) {
+        if (!items[i].is_string()) {
+          type_error("sequence item " + std::to_string(i) + ": expected str instance, " +
+                     std::string(type_name(items[i])) + " found");
+        }
+        if (i > 0) out += s;
+        out += items[i].str();
+      }
+      return value(std::move(out));
+    });
+  }
+  if (name == "format") {
+    return fn(n, [s](interpreter&, call_args& a) { return value(py_format(s, a)); });
+  }
+  if (name == "removeprefix" || name == "removesuffix") {
+    const bool pre = name == "removeprefix";
+    return fn(n, [s, pre](interpreter&, call_args& a) {
+      const std::string& x = need_str(need(a, 0, "prefix", "removeprefix"), "argument");
+      if (affix(s, value(x), pre)) {
+        return value(pre ? s.substr(x.size()) : s.substr(0, s.size() - x.size()));
+      }
+      return value(s);
+    });
+  }
+  using pred = bool (*)(char32_t);
+  static const std::pair<std::string_view, pred> preds[] = {
+      {"isdigit", [](char32_t c) { return u_isdigit(static_cast<UChar32>(c)) != 0; }},
+      {"isdecimal", [](char32_t c) { return u_isdigit(static_cast<UChar32>(c)) != 0; }},
+      {"isnumeric", [](char32_t c) { return u_isdigit(static_cast<UChar32>(c)) != 0; }},
+      {"isalpha", [](char32_t c) { return u_isalpha(static_cast<UChar32>(c)) != 0; }},
+      {"isalnum", [](char32_t c) { return u_isalnum(static_cast<UChar32>(c)) != 0; }},
+      {"isspace", [](char32_t c) { return py_space(c); }},
+  };
+  for (const auto& [pn, p] : preds) {
+    if (name == pn) {
+      return fn(n, [s, p = p](interpreter&, call_args&) { return value(all_of_cps(s, p)); });
+    }
+  }
+  if (name == "isupper" || name == "islower") {
+    const bool up = name == "isupper";
+    return fn(n, [s, up](interpreter&, call_args&) {
+      bool cased = false;
+      for (std::size_t i = 0; i < s.size();) {
+        const auto c = static_cast<UChar32>(decode(s, i));
+        if (u_isupper(c) != 0) {
+          if (!up) return value(false);
+          cased = true;
+        } else if (u_islower(c) != 0) {
+          if (up) return value(false);
+          cased = true;
+        }
+      }
+      return value(cased);
+    });
+  }
+  return value::undefined();
+}
+
+value dict_method(const value& self, std::string_view name) {
+  const value& d = self;
+  const std::string n(name);
+  if (name == "items") {
+    return fn(n, [d](interpreter&, call_args&) {
+      list out;
+      for (const auto& [k, v] : d.map().entries) out.push_back(make_tuple(list{k, v}));
+      return value(std::move(out));
+    });
+  }
+  if (name == "keys" || name == "values") {
+    const bool keys = name == "keys";
+    return fn(n, [d, keys](interpreter&, call_args&) {
+      list out;
+      for (const auto& [k, v] : d.map().entries) out.push_back(keys ? k : v);
+      return value(std::move(out));
+    });
+  }
+  if (name == "get") {
+    return fn(n, [d](interpreter&, call_args& a) {
+      const value* v = d.map().find(need(a, 0, "key", "get"));
+      return v != nullptr ? *v : opt(a, 1, "default", value(none_t{}));
+    });
+  }
+  if (name == "copy") {
+    return fn(n, [d](interpreter&, call_args&) {
+      value copy = d;
+      return copy;
+    });
+  }
+  for (const std::string_view u : {"pop", "popitem", "update", "setdefault", "clear"}) {
+    if (name == u) return unsafe_method("dict", name);
+  }
+  return value::undefined();
+}
+
+value list_method(const value& self, std::string_view name) {
+  const value& l = self;
+  const std::string n(name);
+  if (name == "index" || name == "count") {
+    const bool idx = name == "index";
+    return fn(n, [l, idx](interpreter&, call_args& a) -> value {
+      const value& x = need(a, 0, "value", idx ? "index" : "count");
+      std::int64_t c = 0;
+      const auto& items = l.items();
+      for (std::size_t i = 0; i < items.size(); ++i) {
+        if (!equal(items[i], x)) continue;
+        if (idx) return value(static_cast<std::int64_t>(i));
+        ++c;
+      }
+      if (idx) fail(error_code::template_type, to_str(x) + " is not in list");
+      return value(c);
+    });
+  }
+  for (const std::string_view u :
+       {"append", "extend", "insert", "pop", "remove", "clear", "sort", "reverse"}) {
+    if (name == u) return unsafe_method("list", name);
+  }
+  return value::undefined();
+}
+
+// ---- attribute paths (map, selectattr, sort…) ---------------------------------------------
+
+value attribute_path(const value& item, const value& attr) {
+  if (attr.is_int()) return get_item(item, attr);
+  const std::string& path = need_str(attr, "attribute");
+  value v = item;
+  std::size_t b = 0;
+  for (;;) {
+    const std::size_t dot = path.find('.', b);
+    const std::string part = path.substr(b, dot == std::string::npos ? std::string::npos : dot - b);
+    if (v.is_undefined()) break;
+    const bool digits = !part.empty() && std::all_of(part.begin(), part.end(), [](char c) {
+      return std::isdigit(static_cast<unsigned char>(c)) != 0;
+    });
+    v = get_item(v, digits ? value(static_cast<std::int64_t>(std::stoll(part))) : value(part));
+    if (dot == std::string::npos) break;
+    b = dot + 1;
+  }
+  return v;
+}
+
+// Jinja2's sort key: strings lowercased unless case_sensitive.
+value sort_key(const value& v, bool case_sensitive) {
+  if (!case_sensitive && v.is_string()) return value(icu_case(v.str(), false));
+  return v;
+}
+
+// ---- filters ------------------------------------------------------------------------------
+
+using call = call_args;
+
+value f_default(interpreter&, const value& v, call& a) {
+  value def = opt(a, 0, "default_value", value(""));
+  const bool boolean = truthy(opt(a, 1, "boolean", value(false)));
+  if (v.is_undefined() || (boolean && !truthy(v))) return def;
+  return v;
+}
+
+value f_length(interpreter&, const value& v, call&) {
+  return value(static_cast<std::int64_t>(length(v)));
+}
+
+value f_first(interpreter&, const value& v, call&) {
+  const list l = iterate(v);
+  return l.empty() ? value::undefined("No first item, sequence was empty.") : l.front();
+}
+
+value f_last(interpreter&, const value& v, call&) {
+  const list l = iterate(v);
+  return l.empty() ? value::undefined("No last item, sequence was empty.") : l.back();
+}
+
+value f_join(interpreter&, const value& v, call& a) {
+  const value sep = opt(a, 0, "d", value(""));
+  const value* attr = a.arg(1, "attribute");
+  std::string out;
+  bool first = true;
+  for (const auto& item : iterate(v)) {
+    if (!first) append_str(sep, out);
+    first = false;
+    append_str(attr != nullptr && !attr->is_none() ? attribute_path(item, *attr) : item, out);
+  }
+  return value(std::move(out));
+}
+
+value f_upper(interpreter&, const value& v, call&) {
+  return value(icu_case(to_str(v), true));
+}
+value f_lower(interpreter&, const value& v, call&) {
+  return value(icu_case(to_str(v), false));
+}
+value f_capitalize(interpreter&, const value& v, call&) {
+  return value(py_title(to_str(v), true));
+}
+value f_title(interpreter&, const value& v, call&) {
+  // Jinja2's title: words begin after white space, '-', '(', '{', '[' and '<'.
+  const std::string s = to_str(v);
+  std::string out;
+  bool begin = true;
+  for (std::size_t i = 0; i < s.size();) {
+    const std::size_t at = i;
+    const char32_t c = decode(s, i);
+    const std::string_view piece = std::string_view(s).substr(at, i - at);
+    const bool sep = py_space(c) || c == '-' || c == '(' || c == '{' || c == '[' || c == '<';
+    out += sep ? std::string(piece) : icu_case(piece, begin);
+    begin = sep;
+  }
+  return value(std::move(out));
+}
+value f_trim(interpreter&, const value& v, call& a) {
+  return value(py_strip(to_str(v), a.arg(0, "chars"), true, true));
+}
+value f_string(interpreter&, const value& v, call&) {
+  return value(to_str(v));
+}
+value f_safe(interpreter&, const value& v, call&) {
+  value out = v.is_string() ? v : value(to_str(v));
+  out.safe = true;
+  return out;
+}
+value f_escape(interpreter&, const value& v, call&) {
+  if (v.safe) return v;
+  value out(html_escape(to_str(v)));
+  out.safe = true;
+  return out;
+}
+value f_forceescape(interpreter&, const value& v, call&) {
+  value out(html_escape(to_str(v)));
+  out.safe = true;
+  return out;
+}
+value f_replace(interpreter&, const value& v, call& a) {
+  const value count = opt(a, 2, "count", value(none_t{}));
+  return value(py_replace(to_str(v), to_str(need(a, 0, "old", "replace")),
+                          to_str(need(a, 1, "new", "replace")),
+                          count.is_none() ? -1 : count.as_int()));
+}
+value f_list(interpreter&, const value& v, call&) {
+  return value(iterate(v));
+}
+value f_items(interpreter&, const value& v, call&) {
+  if (v.is_undefined()) return value(list{});
+  if (!v.is_dict()) type_error("Can only get item pairs from a mapping.");
+  list out;
+  for (const auto& [k, x] : v.map().entries) out.push_back(make_tuple(list{k, x}));
+  return value(std::move(out));
+}
+value f_reverse(interpreter&, const value& v, call&) {
+  if (v.is_string()) {
+    auto cps = code_point_pieces(v.str());
+    std::string out;
+    for (auto it = cps.rbegin(); it != cps.rend(); ++it) out += *it;
+    return value(std::move(out));
+  }
+  list l = iterate(v);
+  std::reverse(l.begin(), l.end());
+  return value(std::move(l));
+}
+value f_tojson(interpreter&, const value& v, call& a) {
+  dumps_options o;
+  const value indent = opt(a, 1, "indent", value(none_t{}));
+  if (indent.is_string()) {
+    o.has_indent_text = true;
+    o.indent_text = indent.str();
+  } else if (!indent.is_none()) {
+    o.indent = std::max<std::int64_t>(0, indent.as_int());
+  }
+  if (o.indent >= 0 || o.has_indent_text) o.item_sep = ",";
+  const value seps = opt(a, 2, "separators", value(none_t{}));
+  if (seps.is_list() && seps.items().size() == 2) {
+    o.item_sep = to_str(seps.items()[0]);
+    o.key_sep = to_str(seps.items()[1]);
+  }
+  o.sort_keys = truthy(opt(a, 3, "sort_keys", value(false)));
+  o.ensure_ascii = truthy(opt(a, 0, "ensure_ascii", value(false)));
+  std::string out;
+  dumps(v, o, out);
+  return value(std::move(out));
+}
+value f_int(interpreter&, const value& v, call& a) {
+  value def = opt(a, 0, "default", value(0));
+  if (v.is_int() || v.is_bool()) return value(v.as_int());
+  if (v.is_float()) return value(static_cast<std::int64_t>(v.as_double()));
+  if (v.is_string()) {
+    const std::string s = py_strip(v.str(), nullptr, true, true);
+    try {
+      std::size_t used = 0;
+      const long long x = std::stoll(s, &used, 10);
+      if (used == s.size()) return value(static_cast<std::int64_t>(x));
+      const double d = std::stod(s, &used);
+      if (used == s.size()) return value(static_cast<std::int64_t>(d));
+    } catch (...) {  // NOLINT(bugprone-empty-catch): not a number: the default
+    }
+  }
+  return def;
+}
+value f_float(interpreter&, const value& v, call& a) {
+  value def = opt(a, 0, "default", value(0.0));
+  if (v.is_number()) return value(v.as_double());
+  if (v.is_string()) {
+    try {
+      std::size_t used = 0;
+      const std::string s = py_strip(v.str(), nullptr, true, true);
+      const double d = std::stod(s, &used);
+      if (used == s.size()) return value(d);
+    } catch (...) {  // NOLINT(bugprone-empty-catch): not a number: the default
+    }
+  }
+  return def;
+}
+value f_abs(interpreter&, const value& v, call&) {
+  if (v.is_float()) return value(std::fabs(v.as_double()));
+  if (v.is_int() || v.is_bool()) return value(static_cast<std::int64_t>(std::llabs(v.as_int())));
+  type_error("bad operand type for abs(): '" + std::string(type_name(v)) + "'");
+}
+value f_round(interpreter&, const value& v, call& a) {
+  const auto precision = opt(a, 0, "precision", value(0)).as_int();
+  const std::string method = to_str(opt(a, 1, "method", value("common")));
+  const double m = std::pow(10.0, static_cast<double>(precision));
+  const double x = v.as_double() * m;
+  double r = 0;
+  if (method == "ceil") {
+    r = std::ceil(x);
+  } else if (method == "floor") {
+    r = std::floor(x);
+  } else {
+    r = std::round(x);
+  }
+  return value(r / m);
+}
+value f_indent(interpreter&, const value& v, call& a) {
+  const value w = opt(a, 0, "width", value(4));
+  const std::string pad =
+      w.is_string()
+          ? w.str()
+          : std::string(static_cast<std::size_t>(std::max<std::int64_t>(0, w.as_int())), ' ');
+  const bool first = truthy(opt(a, 1, "first", value(false)));
+  const bool blank = truthy(opt(a, 2, "blank", value(false)));
+  const std::string s = to_str(v);
+  std::string out;
+  std::size_t b = 0;
+  bool is_first = true;
+  for (;;) {
+    const std::size_t nl = s.find('\n', b);
+    const std::string line = s.substr(b, nl == std::string::npos ? std::string::npos : nl - b);
+    if ((!is_first || first) && (blank || !line.empty() || (is_first && first))) {
+      if (blank || !py_strip(line, nullptr, true, true).empty() || (is_first && first)) out += pad;
+    }
+    out += line;
+    if (nl == std::string::npos) break;
+    out.push_back('\n');
+    b = nl + 1;
+    is_first = false;
+  }
+  return value(std::move(out));
+}
+value f_wordcount(interpreter&, const value& v, call&) {
+  return value(static_cast<std::int64_t>(py_split(to_str(v), nullptr, -1, false).size()));
+}
+value f_center(interpreter&, const value& v, call& a) {
+  const std::string s = to_str(v);
+  const auto width = static_cast<std::size_t>(opt(a, 0, "width", value(80)).as_int());
+  const std::size_t n = code_points(s);
+  if (width <= n) return value(s);
+  const std::size_t total = width - n;
+  const std::size_t left = total / 2 + (total & width & 1);
+  return value(std::string(left, ' ') + s + std::string(total - left, ' '));
+}
+value f_format(interpreter&, const value& v, call& a) {
+  return binary_op("%", v, value(a.positional));
+}
+value f_unique(interpreter&, const value& v, call& a) {
+  const bool cs = truthy(opt(a, 0, "case_sensitive", value(false)));
+  const value* attr = a.arg(1, "attribute");
+  list out;
+  list keys;
+  for (const auto& item : iterate(v)) {
+    const value k =
+        sort_key(attr != nullptr && !attr->is_none() ? attribute_path(item, *attr) : item, cs);
+    if (std::none_of(keys.begin(), keys.end(), [&](const value& x) { return equal(x, k); })) {
+      keys.push_back(k);
+      out.push_back(item);
+    }
+  }
+  return value(std::move(out));
+}
+value f_sort(interpreter&, const value& v, call& a) {
+  const bool rev = truthy(opt(a, 0, "reverse", value(false)));
+  const bool cs = truthy(opt(a, 1, "case_sensitive", value(false)));
+  const value* attr = a.arg(2, "attribute");
+  list l = iterate(v);
+  std::vector<std::pair<value, std::size_t>> keyed;
+  for (std::size_t i = 0; i < l.size(); ++i) {
+    keyed.emplace_back(
+        sort_key(attr != nullptr && !attr->is_none() ? attribute_path(l[i], *attr) : l[i], cs), i);
+  }
+  std::stable_sort(keyed.begin(), keyed.end(), [&](const auto& x, const auto& y) {
+    return rev ? less(y.first, x.first) : less(x.first, y.first);
+  });
+  list out;
+  for (const auto& [k, i] : keyed) out.push_back(l[i]);
+  return value(std::move(out));
+}
+value f_dictsort(interpreter&, const value& v, call& a) {
+  const bool cs = truthy(opt(a, 0, "case_sensitive", value(false)));
+  const std::string by = to_str(opt(a, 1, "by", value("key")));
+  const bool rev = truthy(opt(a, 2, "reverse", value(false)));
+  if (!v.is_dict()) type_error("dictsort: a mapping is required");
+  list pairs;
+  for (const auto& [k, x] : v.map().entries) pairs.push_back(make_tuple(list{k, x}));
+  const std::size_t pos = by == "value" ? 1 : 0;
+  std::stable_sort(pairs.begin(), pairs.end(), [&](const value& x, const value& y) {
+    const value kx = sort_key(x.items()[pos], cs);
+    const value ky = sort_key(y.items()[pos], cs);
+    return rev ? less(ky, kx) : less(kx, ky);
+  });
+  return value(std::move(pairs));
+}
+value f_sum(interpreter&, const value& v, call& a) {
+  const value* attr = a.arg(0, "attribute");
+  value acc = opt(a, 1, "start", value(0));
+  for (const auto& item : iterate(v)) {
+    acc = binary_op("+", acc,
+                    attr != nullptr && !attr->is_none() ? attribute_path(item, *attr) : item);
+  }
+  return acc;
+}
+value minmax(const value& v, call& a, bool want_max) {
+  const bool cs = truthy(opt(a, 0, "case_sensitive", value(false)));
+  const value* attr = a.arg(1, "attribute");
+  const list l = iterate(v);
+  if (l.empty()) return value::undefined("No aggregated item, sequence was empty.");
+  std::size_t best = 0;
+  const auto key = [&](const value& x) {
+    return sort_key(attr != nullptr && !attr->is_none() ? attribute_path(x, *attr) : x, cs);
+  };
+  for (std::size_t i = 1; i < l.size(); ++i) {
+    if (want_max ? less(key(l[best]), key(l[i])) : less(key(l[i]), key(l[best]))) best = i;
+  }
+  return l[best];
+}
+value f_max(interpreter&, const value& v, call& a) {
+  return minmax(v, a, true);
+}
+value f_min(interpreter&, const value& v, call& a) {
+  return minmax(v, a, false);
+}
+value f_batch(interpreter&, const value& v, call& a) {
+  const auto n = need(a, 0, "linecount", "batch").as_int();
+  if (n <= 0) fail(error_code::template_type, "batch size must be positive");
+  const value* fill = a.arg(1, "fill_with");
+  list out;
+  list cur;
+  for (const auto& item : iterate(v)) {
+    cur.push_back(item);
+    if (static_cast<std::int64_t>(cur.size()) == n) {
+      out.push_back(value(std::move(cur)));
+      cur.clear();
+    }
+  }
+  if (!cur.empty()) {
+    while (fill != nullptr && !fill->is_none() && static_cast<std::int64_t>(cur.size()) < n)
+      cur.push_back(*fill);
+    out.push_back(value(std::move(cur)));
+  }
+  return value(std::move(out));
+}
+value f_attr(interpreter&, const value& v, call& a) {
+  return get_attr(v, to_str(need(a, 0, "name", "attr")));
+}
+value f_striptags(interpreter&, const value& v, call&) {
+  std::string s = to_str(v);
+  std::string out;
+  bool in_tag = false;
+  for (const char c : s) {
+    if (c == '<') in_tag = true;
+    if (!in_tag) out.push_back(c);
+    if (c == '>') in_tag = false;
+  }
+  std::string joined;
+  for (const auto& w : py_split(out, nullptr, -1, false)) joined += (joined.empty() ? "" : " ") + w;
+  return value(joined);
+}
+value f_truncate(interpreter&, const value& v, call& a) {
+  const std::string s = to_str(v);
+  const auto len = static_cast<std::size_t>(opt(a, 0, "length", value(255)).as_int());
+  const bool killwords = truthy(opt(a, 1, "killwords", value(false)));
+  const std::string end = to_str(opt(a, 2, "end", value("...")));
+  const auto leeway = static_cast<std::size_t>(opt(a, 3, "leeway", value(5)).as_int());
+  const auto cps = code_point_pieces(s);
+  if (cps.size() <= len + leeway) return value(s);
+  const std::size_t keep = len >= code_points(end) ? len - code_points(end) : 0;
+  std::string head;
+  for (std::size_t i = 0; i < keep; ++i) head += cps[i];
+  if (killwords) return value(head + end);
+  const std::size_t sp = head.rfind(' ');
+  return value((sp == std::string::npos ? head : head.substr(0, sp)) + end);
+}
+
+// map / select / reject / selectattr / rejectattr.
+value apply_filter_by_name(interpreter& in, const std::string& name, const value& item,
+                           const call& rest) {
+  const filter_fn* f = find_filter(name);
+  if (f == nullptr) fail(error_code::template_syntax, "No filter named '" + name + "'.");
+  call args = rest;
+  return f->fn(in, item, args);
+}
+bool apply_test_by_name(interpreter& in, const std::string& name, const value& item,
+                        const call& rest) {
+  const test_fn* t = find_test(name);
+  if (t == nullptr) fail(error_code::template_syntax, "No test named '" + name + "'.");
+  call args = rest;
+  return t->fn(in, item, args);
+}
+call shifted(const call& a, std::size_t n) {
+  call out;
+  for (std::size_t i = n; i < a.positional.size(); ++i) out.positional.push_back(a.positional[i]);
+  out.keyword = a.keyword;
+  return out;
+}
+value f_map(interpreter& in, const value& v, call& a) {
+  list out;
+  if (!truthy(v)) return value(std::move(out));  // Jinja2 maps nothing over a false value
+  if (const value* attr = a.kw("attribute")) {
+    const value* def = a.kw("default");
+    for (const auto& item : iterate(v)) {
+      value x = attribute_path(item, *attr);
+      if (x.is_undefined() && def != nullptr) x = *def;
+      out.push_back(std::move(x));
+    }
+    return value(std::move(out));
+  }
+  if (a.positional.empty()) return value(iterate(v));
+  const std::string name = to_str(a.positional[0]);
+  const call rest = shifted(a, 1);
+  for (const auto& item : iterate(v)) out.push_back(apply_filter_by_name(in, name, item, rest));
+  return value(std::move(out));
+}
+value select_impl(interpreter& in, const value& v, const call& a, bool keep, bool by_attr) {
+  list out;
+  if (!truthy(v)) return value(std::move(out));  // as Jinja2: nothing from a false value
+  std::size_t k = 0;
+  value attr;
+  if (by_attr) attr = need(a, k++, "attribute", "selectattr");
+  const bool has_test = a.positional.size() > k;
+  const std::string test = has_test ? to_str(a.positional[k]) : std::string();
+  call rest = shifted(a, k + 1);
+  rest.keyword.clear();
+  for (const auto& item : iterate(v)) {
+    const value x = by_attr ? attribute_path(item, attr) : item;
+    const bool ok = has_test ? apply_test_by_name(in, test, x, rest) : truthy(x);
+    if (ok == keep) out.push_back(item);
+  }
+  return value(std::move(out));
+}
+value f_select(interpreter& in, const value& v, call& a) {
+  return select_impl(in, v, a, true, false);
+}
+value f_reject(interpreter& in, const value& v, call& a) {
+  return select_impl(in, v, a, false, false);
+}
+value f_selectattr(interpreter& in, const value& v, call& a) {
+  return select_impl(in, v, a, true, true);
+}
+value f_rejectattr(interpreter& in, const value& v, call& a) {
+  return select_impl(in, v, a, false, true);
+}
+
+constexpr filter_fn kFilters[] = {
+    {"abs", f_abs},
+    {"attr", f_attr},
+    {"batch", f_batch},
+    {"capitalize", f_capitalize},
+    {"center", f_center},
+    {"count", f_length},
+    {"d", f_default},
+    {"default", f_default},
+    {"dictsort", f_dictsort},
+    {"e", f_escape},
+    {"escape", f_escape},
+    {"first", f_first},
+    {"float", f_float},
+    {"forceescape", f_forceescape},
+    {"format", f_format},
+    {"indent", f_indent},
+    {"int", f_int},
+    {"items", f_items},
+    {"join", f_join},
+    {"last", f_last},
+    {"length", f_length},
+    {"list", f_list},
+    {"lower", f_lower},
+    {"map", f_map},
+    {"max", f_max},
+    {"min", f_min},
+    {"reject", f_reject},
+    {"rejectattr", f_rejectattr},
+    {"replace", f_replace},
+    {"reverse", f_reverse},
+    {"round", f_round},
+    {"safe", f_safe},
+    {"select", f_select},
+    {"selectattr", f_selectattr},
+    {"sort", f_sort},
+    {"string", f_string},
+    {"striptags", f_striptags},
+    {"sum", f_sum},
+    {"title", f_title},
+    {"tojson", f_tojson},
+    {"trim", f_trim},
+    {"truncate", f_truncate},
+    {"unique", f_unique},
+    {"upper", f_upper},
+    {"wordcount", f_wordcount},
+};
+
+// ---- tests --------------------------------------------------------------------------------
+
+bool t_defined(interpreter&, const value& v, call&) {
+  return !v.is_undefined();
+}
+bool t_undefined(interpreter&, const value& v, call&) {
+  return v.is_undefined();
+}
+bool t_none(interpreter&, const value& v, call&) {
+  return v.is_none();
+}
+bool t_boolean(interpreter&, const value& v, call&) {
+  return v.is_bool();
+}
+bool t_true(interpreter&, const value& v, call&) {
+  return v.is_bool() && std::get<bool>(v.v);
+}
+bool t_false(interpreter&, const value& v, call&) {
+  return v.is_bool() && !std::get<bool>(v.v);
+}
+bool t_string(interpreter&, const value& v, call&) {
+  return v.is_string();
+}
+bool t_number(interpreter&, const value& v, call&) {
+  return v.is_number();
+}
+bool t_integer(interpreter&, const value& v, call&) {
+  return v.is_int();
+}
+bool t_float(interpreter&, const value& v, call&) {
+  return v.is_float();
+}
+bool t_mapping(interpreter&, const value& v, call&) {
+  return v.is_dict();
+}
+bool t_iterable(interpreter&, const value& v, call&) {
+  return v.is_string() || v.is_list() || v.is_dict() || v.is_undefined();
+}
+bool t_sequence(interpreter&, const value& v, call&) {
+  return v.is_string() || v.is_list() || v.is_dict() || v.is_undefined();
+}
+bool t_callable(interpreter&, const value& v, call&) {
+  return v.is_object() && v.obj()->callable();
+}
+bool t_even(interpreter&, const value& v, call&) {
+  return v.as_int() % 2 == 0;
+}
+bool t_odd(interpreter&, const value& v, call&) {
+  return v.as_int() % 2 != 0;
+}
+bool t_divisibleby(interpreter&, const value& v, call& a) {
+  const auto n = need(a, 0, "num", "divisibleby").as_int();
+  if (n == 0) fail(error_code::template_type, "integer division or modulo by zero");
+  return v.as_int() % n == 0;
+}
+bool t_eq(interpreter&, const value& v, call& a) {
+  return equal(v, need(a, 0, "other", "eq"));
+}
+bool t_ne(interpreter&, const value& v, call& a) {
+  return !equal(v, need(a, 0, "other", "ne"));
+}
+bool t_lt(interpreter&, const value& v, call& a) {
+  return less(v, need(a, 0, "other", "lt"));
+}
+bool t_gt(interpreter&, const value& v, call& a) {
+  return less(need(a, 0, "other", "gt"), v);
+}
+bool t_le(interpreter&, const value& v, call& a) {
+  return !less(need(a, 0, "other", "le"), v);
+}
+bool t_ge(interpreter&, const value& v, call& a) {
+  return !less(v, need(a, 0, "other", "ge"));
+}
+bool t_in(interpreter&, const value& v, call& a) {
+  return contains(need(a, 0, "seq", "in"), v);
+}
+bool t_sameas(interpreter&, const value& v, call& a) {
+  const value& o = need(a, 0, "other", "sameas");
+  if (v.is_none() || v.is_bool() || o.is_none() || o.is_bool()) {
+    return v.v.index() == o.v.index() && equal(v, o);
+  }
+  return equal(v, o) && v.v.index() == o.v.index() && (v.is_int() || v.is_object());
+}
+bool t_lower(interpreter&, const value& v, call&) {
+  const std::string s = to_str(v);
+  return icu_case(s, false) == s;
+}
+bool t_upper(interpreter&, const value& v, call&) {
+  const std::string s = to_str(v);
+  return icu_case(s, true) == s;
+}
+
+constexpr test_fn kTests[] = {
+    {"boolean", t_boolean},
+    {"callable", t_callable},
+    {"defined", t_defined},
+    {"divisibleby", t_divisibleby},
+    {"eq", t_eq},
+    {"equalto", t_eq},
+    {"==", t_eq},
+    {"even", t_even},
+    {"false", t_false},
+    {"float", t_float},
+    {"ge", t_ge},
+    {">=", t_ge},
+    {"gt", t_gt},
+    {"greaterthan", t_gt},
+    {">", t_gt},
+    {"in", t_in},
+    {"integer", t_integer},
+    {"iterable", t_iterable},
+    {"le", t_le},
+    {"<=", t_le},
+    {"lower", t_lower},
+    {"lt", t_lt},
+    {"lessthan", t_lt},
+    {"<", t_lt},
+    {"mapping", t_mapping},
+    {"ne", t_ne},
+    {"!=", t_ne},
+    {"none", t_none},
+    {"number", t_number},
+    {"odd", t_odd},
+    {"sameas", t_sameas},
+    {"sequence", t_sequence},
+    {"string", t_string},
+    {"true", t_true},
+    {"undefined", t_undefined},
+    {"upper", t_upper},
+};
+
+}  // namespace
+
+const filter_fn* find_filter(std::string_view name) {
+  for (const auto& f : kFilters) {
+    if (f.name == name) return &f;
+  }
+  return nullptr;
+}
+
+const test_fn* find_test(std::string_view name) {
+  for (const auto& t : kTests) {
+    if (t.name == name) return &t;
+  }
+  return nullptr;
+}
+
+value method_of(const value& obj, std::string_view name) {
+  if (obj.is_string()) return string_method(obj, name);
+  if (obj.is_dict()) return dict_method(obj, name);
+  if (obj.is_list()) return list_method(obj, name);
+  return value::undefined();
+}
+
+value builtin_global(std::string_view name) {
+  if (name == "range") {
+    return fn("range", [](interpreter& in, call_args& a) {
+      std::int64_t start = 0;
+      std::int64_t stop = 0;
+      std::int64_t step = 1;
+      for (const auto& p : a.positional) {
+        if (!p.is_int() && !p.is_bool()) {
+          type_error("'" + std::string(type_name(p)) +
+                     "' object cannot be interpreted as an integer");
+        }
+      }
+      if (a.positional.size() == 1) {
+        stop = a.positional[0].as_int();
+      } else if (a.positional.size() >= 2) {
+        start = a.positional[0].as_int();
+        stop = a.positional[1].as_int();
+        if (a.positional.size() > 2) step = a.positional[2].as_int();
+      } else {
+        type_error("range expected at least 1 argument, got 0");
+      }
+      if (step == 0) fail(error_code::template_type, "range() arg 3 must not be zero");
+      list out;
+      for (std::int64_t i = start; step > 0 ? i < stop : i > stop; i += step) {
+        in.step();
+        out.emplace_back(i);
+      }
+      return value(std::move(out));
+    });
+  }
+  if (name == "namespace") {
+    return fn("namespace", [](interpreter&, call_args& a) {
+      auto ns = std::make_shared<namespace_object>();
+      for (const auto& p : a.positional) {
+        if (p.is_dict()) {
+          for (const auto& [k, v] : p.map().entries) ns->attrs.set(k, v);
+        }
+      }
+      for (const auto& [k, v] : a.keyword) ns->attrs.set(value(k), v);
+      return value(object_ptr(std::move(ns)));
+    });
+  }
+  if (name == "dict") {
+    return fn("dict", [](interpreter&, call_args& a) {
+      auto d = std::make_shared<dict>();
+      for (const auto& p : a.positional) {
+        if (p.is_dict()) *d = p.map();
+      }
+      for (const auto& [k, v] : a.keyword) d->set(value(k), v);
+      return value(dict_ptr(std::move(d)));
+    });
+  }
+  if (name == "raise_exception") {
+    return fn("raise_exception", [](interpreter&, call_args& a) -> value {
+      fail(error_code::template_raised, a.positional.empty() ? "" : to_str(a.positional[0]));
+    });
+  }
+  if (name == "strftime_now") {
+    return fn("strftime_now", [](interpreter& in, call_args& a) {
+      const std::string f = to_str(need(a, 0, "format", "strftime_now"));
+      char buf[256];
+      const std::size_t n = std::strftime(buf, sizeof buf, f.c_str(), &in.now);
+      return value(std::string(buf, n));
+    });
+  }
+  return value::undefined();
+}
+
+}  // namespace ocml::tmpl

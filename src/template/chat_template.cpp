@@ -1,0 +1,225 @@
+// chat_template: compile once, render from any thread; the variables of an OpenAI request.
+#include <ctime>
+#include <fstream>
+#include <new>
+#include <optional>
+#include <sstream>
+
+#include "interchange/json_util.hpp"
+#include "ocml/template.hpp"
+#include "template/interpreter.hpp"
+
+namespace ocml {
+
+namespace {
+
+diagnostic from(const tmpl::template_error& e) {
+  diagnostic d = make_error(e.code, e.message);
+  d.line = 0;
+  return d;
+}
+
+std::tm now_of(const std::string& iso) {
+  std::tm t{};
+  if (!iso.empty()) {
+    int y = 0, mo = 0, d = 0, h = 0, mi = 0, s = 0;
+    if (std::sscanf(iso.c_str(), "%d-%d-%dT%d:%d:%d", &y, &mo, &d, &h, &mi, &s) >= 3) {
+      t.tm_year = y - 1900;
+      t.tm_mon = mo - 1;
+      t.tm_mday = d;
+      t.tm_hour = h;
+      t.tm_min = mi;
+      t.tm_sec = s;
+      std::tm copy = t;
+      (void)timegm(&copy);  // weekday and day of the year
+      t.tm_wday = copy.tm_wday;
+      t.tm_yday = copy.tm_yday;
+      return t;
+    }
+  }
+  const std::time_t now = std::time(nullptr);
+  localtime_r(&now, &t);
+  return t;
+}
+
+}  // namespace
+
+result<chat_template> chat_template::compile(std::string_view source) {
+  try {
+    chat_template t;
+    t.prog_ = tmpl::parse_template(source);
+    return t;
+  } catch (const tmpl::template_error& e) {
+    return from(e);
+  } catch (const std::bad_alloc&) {
+    return make_error(error_code::internal, "out of memory compiling the template");
+  }
+}
+
+result<std::string> chat_template::render(const json& variables,
+                                          const template_render_options& options) const {
+  if (!prog_) return make_error(error_code::internal, "render of an empty chat_template");
+  tmpl::frame globals;
+  if (variables.is_object()) {
+    for (const auto& [k, v] : variables.items()) globals.vars.emplace_back(k, tmpl::from_json(v));
+  }
+  std::string out;
+  try {
+    tmpl::interpreter in(*prog_, globals, options.limits, out);
+    in.now = now_of(options.now);
+    in.run();
+  } catch (const tmpl::template_error& e) {
+    return from(e);
+  } catch (const std::bad_alloc&) {
+    return make_error(error_code::internal, "out of memory rendering the template");
+  }
+  return out;
+}
+
+result<json> template_variables(const json& request, const template_json_options& options) {
+  if (!request.is_object())
+    return make_error(error_code::invalid_json, "the request is not a JSON object");
+  const auto m = request.find("messages");
+  if (m == request.end() || !m->is_array()) {
+    return make_error(error_code::invalid_json, "messages: missing or not an array");
+  }
+  json messages = *m;
+  for (auto& msg : messages) {
+    if (!msg.is_object()) continue;
+    const auto calls = msg.find("tool_calls");
+    if (calls == msg.end() || !calls->is_array()) continue;
+    for (auto& c : *calls) {
+      if (!c.is_object()) continue;
+      json& f = c.contains("function") && c["function"].is_object() ? c["function"] : c;
+      const auto a = f.find("arguments");
+      if (a == f.end() || !a->is_string()) continue;
+      if (auto parsed = detail::try_parse_json(a->get_ref<const std::string&>()))
+        *a = std::move(*parsed);
+    }
+  }
+  json vars = json::object();
+  vars["messages"] = std::move(messages);
+  vars["tools"] = request.value("tools", json());
+  vars["documents"] = request.value("documents", json());
+  vars["add_generation_prompt"] = request.contains("add_generation_prompt")
+                                      ? request["add_generation_prompt"]
+                                      : json(options.add_generation_prompt);
+  for (const auto& [k, v] : options.kwargs.items()) vars[k] = v;
+  if (const auto kw = request.find("chat_template_kwargs");
+      kw != request.end() && kw->is_object()) {
+    for (const auto& [k, v] : kw->items()) vars[k] = v;
+  }
+  return vars;
+}
+
+result<std::string> render_template_json(const chat_template& t, std::string_view json_text,
+                                         const template_json_options& options) {
+  const auto request = detail::try_parse_json(json_text);
+  if (!request) return make_error(error_code::invalid_json, "the request is not valid JSON");
+  auto vars = template_variables(*request, options);
+  if (!vars) return vars.error();
+  return t.render(*vars, options.render);
+}
+
+namespace {
+
+// A special token's text: a string, or an AddedToken object's "content".
+std::optional<std::string> token_text(const json& v) {
+  if (v.is_string()) return v.get<std::string>();
+  if (v.is_object() && v.contains("content") && v["content"].is_string()) {
+    return v["content"].get<std::string>();
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+result<model_template> model_template::from_text(std::string_view text) {
+  model_template m;
+  const auto j = detail::try_parse_json(text);
+  if (!j || !j->is_object()) {
+    auto t = chat_template::compile(text);
+    if (!t) return t.error();
+    m.named_.emplace_back("default", std::move(*t));
+    return m;
+  }
+  const auto ct = j->find("chat_template");
+  if (ct == j->end()) return make_error(error_code::invalid_json, "chat_template: missing");
+  const auto add = [&m](std::string name, const json& src) -> std::optional<diagnostic> {
+    if (!src.is_string())
+      return make_error(error_code::invalid_json, "chat_template: not a string");
+    auto t = chat_template::compile(src.get_ref<const std::string&>());
+    if (!t) {
+      diagnostic d = t.error();
+      d.message = "chat_template '" + name + "': " + d.message;
+      return d;
+    }
+    m.named_.emplace_back(std::move(name), std::move(*t));
+    return std::nullopt;
+  };
+  if (ct->is_array()) {
+    for (const auto& e : *ct) {
+      if (!e.is_object() || !e.contains("name") || !e["name"].is_string() ||
+          !e.contains("template")) {
+        return make_error(error_code::invalid_json,
+                          "chat_template: each entry needs a name and a template");
+      }
+      if (auto err = add(e["name"].get<std::string>(), e["template"])) return *err;
+    }
+  } else if (auto err = add("default", *ct)) {
+    return *err;
+  }
+  if (m.named_.empty()) return make_error(error_code::invalid_json, "chat_template: empty list");
+  for (const char* k : {"bos_token", "eos_token", "unk_token", "sep_token", "pad_token",
+                        "cls_token", "mask_token"}) {
+    if (const auto it = j->find(k); it != j->end()) {
+      if (const auto t = token_text(*it)) m.special_[k] = *t;
+    }
+  }
+  if (const auto it = j->find("additional_special_tokens"); it != j->end() && it->is_array()) {
+    json extra = json::array();
+    for (const auto& e : *it) {
+      if (const auto t = token_text(e)) extra.push_back(*t);
+    }
+    m.special_["additional_special_tokens"] = std::move(extra);
+  }
+  return m;
+}
+
+result<model_template> model_template::from_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return make_error(error_code::io_error, "cannot read " + path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return from_text(ss.str());
+}
+
+const chat_template& model_template::select(bool has_tools) const {
+  const auto named = [this](std::string_view n) -> const chat_template* {
+    for (const auto& [k, t] : named_) {
+      if (k == n) return &t;
+    }
+    return nullptr;
+  };
+  if (has_tools) {
+    if (const auto* t = named("tool_use")) return *t;
+  }
+  if (const auto* t = named("default")) return *t;
+  return named_.front().second;
+}
+
+result<std::string> model_template::render_json(std::string_view json_text,
+                                                const template_json_options& options) const {
+  const auto request = detail::try_parse_json(json_text);
+  if (!request) return make_error(error_code::invalid_json, "the request is not valid JSON");
+  template_json_options o = options;
+  json kwargs = special_;
+  for (const auto& [k, v] : options.kwargs.items()) kwargs[k] = v;
+  o.kwargs = std::move(kwargs);
+  auto vars = template_variables(*request, o);
+  if (!vars) return vars.error();
+  const bool has_tools = (*vars)["tools"].is_array() && !(*vars)["tools"].empty();
+  return select(has_tools).render(*vars, o.render);
+}
+
+}  // namespace ocml

@@ -1,0 +1,783 @@
+// Evaluating templates: scopes, statements, and Python's operators.
+#include "template/interpreter.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "template/builtins.hpp"
+#include "template/lexer.hpp"
+
+namespace ocml::tmpl {
+
+const value* frame::find(std::string_view name) const {
+  for (const frame* f = this; f != nullptr; f = f->parent) {
+    for (const auto& [k, v] : f->vars) {
+      if (k == name) return &v;
+    }
+  }
+  return nullptr;
+}
+
+void frame::set(std::string_view name, value v) {
+  for (auto& [k, val] : vars) {
+    if (k == name) {
+      val = std::move(v);
+      return;
+    }
+  }
+  vars.emplace_back(std::string(name), std::move(v));
+}
+
+interpreter::interpreter(const program& p, const frame& globals, const limits& l, std::string& out)
+    : lim(l), prog_(p), scope_(&root_), out_(&out) {
+  root_.parent = &globals;
+}
+
+void interpreter::run() {
+  exec_body(prog_.content);
+}
+
+value interpreter::lookup(std::string_view name) const {
+  if (const value* v = scope_->find(name)) return *v;
+  value g = builtin_global(name);
+  if (!g.is_undefined()) return g;
+  return value::undefined(std::string(name));
+}
+
+void interpreter::write(std::string_view s) {
+  if (out_->size() + s.size() > lim.max_output) {
+    fail(error_code::limit_exceeded,
+         "the template's output exceeds " + std::to_string(lim.max_output) + " bytes");
+  }
+  out_->append(s);
+}
+
+void interpreter::step() {
+  if (++steps_ > lim.max_steps) {
+    fail(error_code::limit_exceeded, "the template ran more than " + std::to_string(lim.max_steps) +
+                                         " loop iterations and calls");
+  }
+}
+
+void interpreter::exec_body(const body& b) {
+  for (const auto& n : b) {
+    n->exec(*this);
+    if (control != flow::normal) return;
+  }
+}
+
+std::string interpreter::capture(const body& b) {
+  std::string buf;
+  std::string* saved = out_;
+  const std::size_t used = saved->size();
+  out_ = &buf;
+  // The output limit counts what is captured as well.
+  struct restore {
+    interpreter& in;
+    std::string* s;
+    ~restore() { in.out_ = s; }
+  } r{*this, saved};
+  (void)used;
+  exec_body(b);
+  return buf;
+}
+
+// ---- operations ---------------------------------------------------------------------------
+
+void check_defined(const value& x) {
+  if (!x.is_undefined()) return;
+  const auto& u = std::get<undefined_t>(x.v);
+  fail(error_code::template_undefined,
+       u.name.empty() ? "value is undefined" : "'" + u.name + "' is undefined");
+}
+
+namespace {
+
+value undefined_attr(const value& obj, std::string_view name) {
+  return value::undefined("'" + std::string(type_name(obj)) + " object' has no attribute '" +
+                          std::string(name) + "'");
+}
+
+// Python's index for `i` in a sequence of `n` (negative from the end); false when out.
+bool py_index(std::int64_t i, std::size_t n, std::size_t& out) {
+  const auto len = static_cast<std::int64_t>(n);
+  if (i < 0) i += len;
+  if (i < 0 || i >= len) return false;
+  out = static_cast<std::size_t>(i);
+  return true;
+}
+
+}  // namespace
+
+value get_attr(const value& obj, std::string_view name) {
+  check_defined(obj);
+  if (obj.is_object()) return obj.obj()->attr(name);
+  value m = method_of(obj, name);
+  if (!m.is_undefined()) return m;
+  if (obj.is_dict()) {
+    if (const value* v = obj.map().find(name)) return *v;
+  }
+  return undefined_attr(obj, name);
+}
+
+value get_item(const value& obj, const value& key) {
+  check_defined(obj);
+  if (obj.is_dict()) {
+    if (const value* v = obj.map().find(key)) return *v;
+  } else if (obj.is_list() && (key.is_int() || key.is_bool())) {
+    std::size_t i = 0;
+    if (py_index(key.as_int(), obj.items().size(), i)) return obj.items()[i];
+  } else if (obj.is_string() && (key.is_int() || key.is_bool())) {
+    const auto cps = code_point_pieces(obj.str());
+    std::size_t i = 0;
+    if (py_index(key.as_int(), cps.size(), i)) return value(cps[i]);
+  } else if (obj.is_object() && key.is_string()) {
+    return obj.obj()->attr(key.str());
+  }
+  if (key.is_string() && !obj.is_dict()) return get_attr(obj, key.str());
+  return value::undefined(
+      key.is_string()
+          ? "'" + std::string(type_name(obj)) + " object' has no attribute '" + key.str() + "'"
+          : std::string(type_name(obj)) + " object has no element " + to_str(key));
+}
+
+value call_value(interpreter& in, const value& fn, call_args& args) {
+  check_defined(fn);
+  if (!fn.is_object() || !fn.obj()->callable()) {
+    type_error("'" + std::string(type_name(fn)) + "' object is not callable");
+  }
+  in.step();
+  return fn.obj()->call(in, args);
+}
+
+list iterate(const value& x) {
+  if (x.is_undefined()) return {};
+  if (x.is_list()) return x.items();
+  if (x.is_string()) {
+    list out;
+    for (const auto p : code_point_pieces(x.str())) out.emplace_back(p);
+    return out;
+  }
+  if (x.is_dict()) {
+    list out;
+    for (const auto& [k, v] : x.map().entries) out.push_back(k);
+    return out;
+  }
+  type_error("'" + std::string(type_name(x)) + "' object is not iterable");
+}
+
+std::size_t length(const value& x) {
+  if (x.is_undefined()) return 0;
+  if (x.is_string()) return code_points(x.str());
+  if (x.is_list()) return x.items().size();
+  if (x.is_dict()) return x.map().entries.size();
+  type_error("object of type '" + std::string(type_name(x)) + "' has no len()");
+}
+
+bool contains(const value& container, const value& item) {
+  if (container.is_string()) {
+    if (!item.is_string()) {
+      type_error("'in <string>' requires string as left operand, not " +
+                 std::string(type_name(item)));
+    }
+    return container.str().find(item.str()) != std::string::npos;
+  }
+  if (container.is_dict()) return container.map().find(item) != nullptr;
+  if (container.is_list()) {
+    return std::any_of(container.items().begin(), container.items().end(),
+                       [&](const value& e) { return equal(e, item); });
+  }
+  if (container.is_undefined()) return false;
+  type_error("argument of type '" + std::string(type_name(container)) + "' is not iterable");
+}
+
+namespace {
+
+[[noreturn]] void unsupported(std::string_view op, const value& l, const value& r) {
+  type_error("unsupported operand type(s) for " + std::string(op) + ": '" +
+             std::string(type_name(l)) + "' and '" + std::string(type_name(r)) + "'");
+}
+
+value repeat(const value& seq, std::int64_t n) {
+  if (seq.is_string()) {
+    std::string out;
+    for (std::int64_t i = 0; i < n; ++i) out += seq.str();
+    return value(std::move(out));
+  }
+  list out;
+  for (std::int64_t i = 0; i < n; ++i)
+    out.insert(out.end(), seq.items().begin(), seq.items().end());
+  return value(std::move(out));
+}
+
+value arith(std::string_view op, const value& l, const value& r) {
+  const bool fl = l.is_float() || r.is_float();
+  if (op == "/") {
+    if (r.as_double() == 0.0) fail(error_code::template_type, "division by zero");
+    return value(l.as_double() / r.as_double());
+  }
+  if (fl) {
+    const double a = l.as_double();
+    const double b = r.as_double();
+    if (op == "+") return value(a + b);
+    if (op == "-") return value(a - b);
+    if (op == "*") return value(a * b);
+    if (op == "**") return value(std::pow(a, b));
+    if (b == 0.0) fail(error_code::template_type, "float divmod()");
+    const double q = std::floor(a / b);
+    if (op == "//") return value(q);
+    return value(a - q * b);  // %
+  }
+  const std::int64_t a = l.as_int();
+  const std::int64_t b = r.as_int();
+  std::int64_t res = 0;
+  if (op == "+") {
+    if (__builtin_add_overflow(a, b, &res)) return value(static_cast<double>(a) + b);
+    return value(res);
+  }
+  if (op == "-") {
+    if (__builtin_sub_overflow(a, b, &res)) return value(static_cast<double>(a) - b);
+    return value(res);
+  }
+  if (op == "*") {
+    if (__builtin_mul_overflow(a, b, &res)) return value(static_cast<double>(a) * b);
+    return value(res);
+  }
+  if (op == "**") {
+    if (b < 0) return value(std::pow(static_cast<double>(a), static_cast<double>(b)));
+    std::int64_t acc = 1;
+    for (std::int64_t i = 0; i < b; ++i) {
+      if (__builtin_mul_overflow(acc, a, &acc)) {
+        return value(std::pow(static_cast<double>(a), static_cast<double>(b)));
+      }
+    }
+    return value(acc);
+  }
+  if (b == 0) fail(error_code::template_type, "integer division or modulo by zero");
+  std::int64_t q = a / b;
+  if ((a % b != 0) && ((a < 0) != (b < 0))) --q;  // floor
+  if (op == "//") return value(q);
+  return value(a - q * b);
+}
+
+// "%s" % args: printf-style formatting of str (%s %r %d %i %f %x %%).
+value percent_format(const std::string& fmt, const value& args) {
+  list a = args.is_list() ? args.items() : list{args};
+  std::size_t k = 0;
+  std::string out;
+  const auto next = [&]() -> const value& {
+    if (k >= a.size()) type_error("not enough arguments for format string");
+    return a[k++];
+  };
+  for (std::size_t i = 0; i < fmt.size(); ++i) {
+    if (fmt[i] != '%') {
+      out.push_back(fmt[i]);
+      continue;
+    }
+    if (++i >= fmt.size()) type_error("incomplete format");
+    std::string spec;
+    while (i < fmt.size() &&
+           std::string_view("0123456789.-+ #").find(fmt[i]) != std::string_view::npos) {
+      spec.push_back(fmt[i++]);
+    }
+    if (i >= fmt.size()) type_error("incomplete format");
+    const char c = fmt[i];
+    if (c == '%') {
+      out.push_back('%');
+    } else if (c == 's') {
+      out += to_str(next());
+    } else if (c == 'r') {
+      append_repr(next(), out);
+    } else if (c == 'd' || c == 'i' || c == 'f' || c == 'x') {
+      const value& v = next();
+      if (!v.is_number())
+        type_error("%" + std::string(1, c) + " format: a real number is required, not " +
+                   std::string(type_name(v)));
+      char buf[64];
+      const std::string f = "%" + spec + (c == 'f' ? "f" : c == 'x' ? "llx" : "lld");
+      if (c == 'f') {
+        std::snprintf(buf, sizeof buf, f.c_str(), v.as_double());
+      } else {
+        std::snprintf(buf, sizeof buf, f.c_str(),
+                      static_cast<long long>(v.is_float() ? static_cast<std::int64_t>(v.as_double())
+                                                          : v.as_int()));
+      }
+      out += buf;
+    } else {
+      type_error(std::string("unsupported format character '") + c + "'");
+    }
+  }
+  if (k < a.size()) type_error("not all arguments converted during string formatting");
+  return value(std::move(out));
+}
+
+}  // namespace
+
+value binary_op(std::string_view op, const value& l, const value& r) {
+  if (op == "~") {
+    std::string s = to_str(l);
+    append_str(r, s);
+    return value(std::move(s));
+  }
+  check_defined(l);
+  check_defined(r);
+  if (l.is_number() && r.is_number()) return arith(op, l, r);
+  if (op == "+") {
+    if (l.is_string() && r.is_string()) {
+      if (!l.safe && !r.safe) return value(l.str() + r.str());
+      // markupsafe: Markup + str escapes the str (and str + Markup, through __radd__).
+      value out((l.safe ? l.str() : html_escape(l.str())) +
+                (r.safe ? r.str() : html_escape(r.str())));
+      out.safe = true;
+      return out;
+    }
+    if (l.is_list() && r.is_list()) {
+      list out = l.items();
+      out.insert(out.end(), r.items().begin(), r.items().end());
+      return value(std::move(out));
+    }
+    if (l.is_string()) {
+      type_error("can only concatenate str (not \"" + std::string(type_name(r)) + "\") to str");
+    }
+    if (l.is_list()) {
+      type_error("can only concatenate list (not \"" + std::string(type_name(r)) + "\") to list");
+    }
+  }
+  if (op == "*") {
+    if ((l.is_string() || l.is_list()) && (r.is_int() || r.is_bool())) return repeat(l, r.as_int());
+    if ((r.is_string() || r.is_list()) && (l.is_int() || l.is_bool())) return repeat(r, l.as_int());
+  }
+  if (op == "%" && l.is_string()) return percent_format(l.str(), r);
+  unsupported(op, l, r);
+}
+
+// ---- expressions --------------------------------------------------------------------------
+
+namespace {
+
+void eval_args(interpreter& in, const arg_list& a, call_args& out) {
+  out.positional.reserve(a.positional.size());
+  for (const auto& e : a.positional) out.positional.push_back(e->eval(in));
+  for (const auto& [k, e] : a.keyword) out.keyword.emplace_back(k, e->eval(in));
+}
+
+}  // namespace
+
+value literal::eval(interpreter& /*in*/) const {
+  return v;
+}
+
+value name_ref::eval(interpreter& in) const {
+  return in.lookup(name);
+}
+
+value list_expr::eval(interpreter& in) const {
+  list l;
+  l.reserve(items.size());
+  for (const auto& e : items) l.push_back(e->eval(in));
+  return is_tuple ? make_tuple(std::move(l)) : value(std::move(l));
+}
+
+value dict_expr::eval(interpreter& in) const {
+  auto d = std::make_shared<dict>();
+  for (const auto& [k, v] : items) d->set(k->eval(in), v->eval(in));
+  return value(dict_ptr(std::move(d)));
+}
+
+value attr_expr::eval(interpreter& in) const {
+  return get_attr(obj->eval(in), name);
+}
+
+value item_expr::eval(interpreter& in) const {
+  return get_item(obj->eval(in), index->eval(in));
+}
+
+value slice_expr::eval(interpreter& in) const {
+  const value o = obj->eval(in);
+  check_defined(o);
+  const auto bound = [&](const expr_ptr& e) -> std::optional<std::int64_t> {
+    if (!e) return std::nullopt;
+    const value v = e->eval(in);
+    if (v.is_none()) return std::nullopt;
+    if (!v.is_int() && !v.is_bool()) {
+      type_error("slice indices must be integers or None or have an __index__ method");
+    }
+    return v.as_int();
+  };
+  const auto a = bound(start);
+  const auto b = bound(stop);
+  const std::int64_t st = bound(step).value_or(1);
+  if (st == 0) fail(error_code::template_type, "slice step cannot be zero");
+  std::vector<std::string_view> cps;
+  const bool is_str = o.is_string();
+  if (is_str) cps = code_point_pieces(o.str());
+  if (!is_str && !o.is_list())
+    type_error("'" + std::string(type_name(o)) + "' object is not subscriptable");
+  const auto n = static_cast<std::int64_t>(is_str ? cps.size() : o.items().size());
+  // Python's slice.indices.
+  const auto clamp = [&](std::optional<std::int64_t> v, std::int64_t def) {
+    if (!v) return def;
+    std::int64_t x = *v;
+    if (x < 0) x += n;
+    if (st > 0) return std::clamp<std::int64_t>(x, 0, n);
+    return std::clamp<std::int64_t>(x, -1, n - 1);
+  };
+  const std::int64_t from = clamp(a, st > 0 ? 0 : n - 1);
+  const std::int64_t to = clamp(b, st > 0 ? n : -1);
+  std::string s;
+  list l;
+  for (std::int64_t i = from; st > 0 ? i < to : i > to; i += st) {
+    if (is_str) {
+      s += cps[static_cast<std::size_t>(i)];
+    } else {
+      l.push_back(o.items()[static_cast<std::size_t>(i)]);
+    }
+  }
+  return is_str ? value(std::move(s)) : value(std::move(l));
+}
+
+value call_expr::eval(interpreter& in) const {
+  const value f = fn->eval(in);
+  call_args a;
+  eval_args(in, args, a);
+  return call_value(in, f, a);
+}
+
+value filter_expr::apply(interpreter& in, const value& input) const {
+  if (fn == nullptr) fail(error_code::template_type, "No filter named '" + name + "' found.");
+  call_args a;
+  eval_args(in, args, a);
+  return fn->fn(in, input, a);
+}
+
+value filter_expr::eval(interpreter& in) const {
+  return apply(in, arg->eval(in));
+}
+
+value test_expr::eval(interpreter& in) const {
+  if (fn == nullptr) fail(error_code::template_type, "No test named '" + name + "' found.");
+  const value v = arg->eval(in);
+  call_args a;
+  eval_args(in, args, a);
+  const bool r = fn->fn(in, v, a);
+  return value(negated ? !r : r);
+}
+
+value binary_expr::eval(interpreter& in) const {
+  return binary_op(op, l->eval(in), r->eval(in));
+}
+
+value compare_expr::eval(interpreter& in) const {
+  value left = first->eval(in);
+  for (const auto& [op, e] : rest) {
+    value right = e->eval(in);
+    bool ok = false;
+    if (op == "==") {
+      ok = equal(left, right);
+    } else if (op == "!=") {
+      ok = !equal(left, right);
+    } else if (op == "in") {
+      ok = contains(right, left);
+    } else if (op == "notin") {
+      ok = !contains(right, left);
+    } else {
+      check_defined(left);
+      check_defined(right);
+      if (op == "<") ok = less(left, right);
+      if (op == ">") ok = less(right, left);
+      if (op == "<=") ok = !less(right, left);
+      if (op == ">=") ok = !less(left, right);
+    }
+    if (!ok) return value(false);
+    left = std::move(right);
+  }
+  return value(true);
+}
+
+value logic_expr::eval(interpreter& in) const {
+  value a = l->eval(in);
+  if (truthy(a) != is_and) return a;
+  return r->eval(in);
+}
+
+value not_expr::eval(interpreter& in) const {
+  return value(!truthy(e->eval(in)));
+}
+
+value unary_expr::eval(interpreter& in) const {
+  const value v = e->eval(in);
+  check_defined(v);
+  if (!v.is_number()) {
+    type_error(std::string("bad operand type for unary ") + (negative ? "-" : "+") + ": '" +
+               std::string(type_name(v)) + "'");
+  }
+  if (!negative) return v.is_bool() ? value(v.as_int()) : v;
+  if (v.is_float()) return value(-v.as_double());
+  return value(-v.as_int());
+}
+
+value cond_expr::eval(interpreter& in) const {
+  if (truthy(cond->eval(in))) return then->eval(in);
+  if (otherwise) return otherwise->eval(in);
+  return value::undefined();
+}
+
+// ---- statements ---------------------------------------------------------------------------
+
+void text_node::exec(interpreter& in) const {
+  in.write(text);
+}
+
+void output_node::exec(interpreter& in) const {
+  const value v = e->eval(in);
+  if (v.is_string()) {
+    in.write(v.str());
+  } else {
+    in.write(to_str(v));
+  }
+}
+
+void if_node::exec(interpreter& in) const {
+  for (const auto& [cond, b] : branches) {
+    if (truthy(cond->eval(in))) {
+      in.exec_body(b);
+      return;
+    }
+  }
+  in.exec_body(otherwise);
+}
+
+namespace {
+
+// Binds `t` (a name or a tuple of names) to `v`.
+void bind(interpreter& in, const target& t, const value& v) {
+  if (t.names.size() == 1) {
+    in.assign(t.names[0], v);
+    return;
+  }
+  const list items = iterate(v);
+  if (items.size() != t.names.size()) {
+    fail(error_code::template_type,
+         items.size() < t.names.size()
+             ? "not enough values to unpack (expected " + std::to_string(t.names.size()) +
+                   ", got " + std::to_string(items.size()) + ")"
+             : "too many values to unpack (expected " + std::to_string(t.names.size()) + ")");
+  }
+  for (std::size_t i = 0; i < items.size(); ++i) in.assign(t.names[i], items[i]);
+}
+
+struct loop_object final : object {
+  std::shared_ptr<const list> items;
+  std::size_t index0 = 0;
+  std::size_t depth0 = 0;
+  [[nodiscard]] std::string_view type_name() const override { return "LoopContext"; }
+  [[nodiscard]] value attr(std::string_view name) const override {
+    const auto n = static_cast<std::int64_t>(items->size());
+    const auto i = static_cast<std::int64_t>(index0);
+    if (name == "index") return value(i + 1);
+    if (name == "index0") return value(i);
+    if (name == "revindex") return value(n - i);
+    if (name == "revindex0") return value(n - i - 1);
+    if (name == "first") return value(i == 0);
+    if (name == "last") return value(i == n - 1);
+    if (name == "length") return value(n);
+    if (name == "depth") return value(static_cast<std::int64_t>(depth0) + 1);
+    if (name == "depth0") return value(static_cast<std::int64_t>(depth0));
+    if (name == "previtem") return i > 0 ? (*items)[index0 - 1] : value::undefined("previtem");
+    if (name == "nextitem") return i + 1 < n ? (*items)[index0 + 1] : value::undefined("nextitem");
+    if (name == "cycle") {
+      const std::size_t at = index0;
+      return value(object_ptr(
+          std::make_shared<function_object>("cycle", [at](interpreter&, call_args& a) -> value {
+            if (a.positional.empty()) type_error("no items for cycling given");
+            return a.positional[at % a.positional.size()];
+          })));
+    }
+    return value::undefined(std::string(name));
+  }
+};
+
+}  // namespace
+
+void for_node::exec(interpreter& in) const {
+  const value src = iter->eval(in);
+  list all = iterate(src);
+  frame* outer = in.scope();
+  if (filter) {
+    list kept;
+    for (const auto& item : all) {
+      interpreter::scope_guard g(in, outer);
+      bind(in, vars, item);
+      if (truthy(filter->eval(in))) kept.push_back(item);
+    }
+    all = std::move(kept);
+  }
+  if (all.empty()) {
+    in.exec_body(otherwise);
+    return;
+  }
+  auto loop = std::make_shared<loop_object>();
+  loop->items = std::make_shared<const list>(std::move(all));
+  // loop.depth counts recursive loop() calls, which templates do not make: it stays 1.
+  const value loop_value{object_ptr(loop)};
+  for (std::size_t i = 0; i < loop->items->size(); ++i) {
+    in.step();
+    loop->index0 = i;
+    interpreter::scope_guard g(in, outer);
+    bind(in, vars, (*loop->items)[i]);
+    in.assign("loop", loop_value);
+    in.exec_body(loop_body);
+    if (in.control == interpreter::flow::break_) {
+      in.control = interpreter::flow::normal;
+      break;
+    }
+    in.control = interpreter::flow::normal;
+  }
+}
+
+namespace {
+
+void assign_target(interpreter& in, const target& to, const value& v) {
+  if (to.attr.empty()) {
+    bind(in, to, v);
+    return;
+  }
+  const value ns = in.lookup(to.names[0]);
+  if (!ns.is_object() || dynamic_cast<const namespace_object*>(ns.obj().get()) == nullptr) {
+    fail(error_code::template_type, "cannot assign attribute on non-namespace object");
+  }
+  ns.obj()->set_attr(to.attr, v);
+}
+
+}  // namespace
+
+void set_node::exec(interpreter& in) const {
+  assign_target(in, to, e->eval(in));
+}
+
+void set_block_node::exec(interpreter& in) const {
+  value v(in.capture(content));
+  for (const auto& f : filters) v = f->apply(in, v);
+  assign_target(in, to, v);
+}
+
+namespace {
+
+struct macro_object final : object {
+  const macro_node* def = nullptr;
+  std::shared_ptr<macro_node> keep;  // a call block's caller
+  const frame* parent = nullptr;
+  value caller;
+  [[nodiscard]] std::string_view type_name() const override { return "Macro"; }
+  [[nodiscard]] bool callable() const override { return true; }
+  [[nodiscard]] value attr(std::string_view name) const override {
+    if (name == "name") return value(def->name);
+    return value::undefined(std::string(name));
+  }
+  value call(interpreter& in, call_args& args) override {
+    if (++in.depth > in.lim.max_depth) {
+      fail(error_code::limit_exceeded,
+           "macro calls nested deeper than " + std::to_string(in.lim.max_depth));
+    }
+    struct leave {
+      interpreter& in;
+      ~leave() { --in.depth; }
+    } l{in};
+    interpreter::scope_guard g(in, parent);
+    const auto& ps = def->params;
+    if (args.positional.size() > ps.size() && !def->uses_varargs) {
+      type_error("macro '" + def->name + "' takes not more than " + std::to_string(ps.size()) +
+                 " argument(s)");
+    }
+    list varargs;
+    for (std::size_t i = 0; i < args.positional.size(); ++i) {
+      if (i < ps.size()) {
+        in.assign(ps[i].first, args.positional[i]);
+      } else {
+        varargs.push_back(args.positional[i]);
+      }
+    }
+    auto kwargs = std::make_shared<dict>();
+    for (auto& [k, v] : args.keyword) {
+      bool param = k == "caller" && def->uses_caller;
+      for (const auto& p : ps) param = param || p.first == k;
+      if (param) {
+        in.assign(k, v);
+      } else if (def->uses_kwargs) {
+        kwargs->set(value(k), v);
+      } else {
+        type_error("macro '" + def->name + "' takes no keyword argument '" + k + "'");
+      }
+    }
+    for (std::size_t i = args.positional.size(); i < ps.size(); ++i) {
+      if (in.scope()->vars.end() !=
+          std::find_if(in.scope()->vars.begin(), in.scope()->vars.end(),
+                       [&](const auto& v) { return v.first == ps[i].first; })) {
+        continue;
+      }
+      in.assign(ps[i].first, ps[i].second ? ps[i].second->eval(in) : value::undefined(ps[i].first));
+    }
+    if (def->uses_varargs) in.assign("varargs", value(std::move(varargs)));
+    if (def->uses_kwargs) in.assign("kwargs", value(dict_ptr(std::move(kwargs))));
+    if (!caller.is_undefined()) in.assign("caller", caller);
+    std::string out = in.capture(def->content);
+    in.control = interpreter::flow::normal;
+    return value(std::move(out));
+  }
+};
+
+}  // namespace
+
+void macro_node::exec(interpreter& in) const {
+  auto m = std::make_shared<macro_object>();
+  m->def = this;
+  m->parent = in.scope();
+  in.assign(name, value(object_ptr(std::move(m))));
+}
+
+void call_block_node::exec(interpreter& in) const {
+  auto c = std::make_shared<macro_object>();
+  c->def = caller.get();
+  c->keep = caller;
+  c->parent = in.scope();
+  const value f = call->fn->eval(in);
+  call_args a;
+  eval_args(in, call->args, a);
+  check_defined(f);
+  if (f.is_object()) {
+    if (auto* m = dynamic_cast<macro_object*>(f.obj().get())) {
+      // The callee sees `caller` for this call only.
+      auto bound = std::make_shared<macro_object>(*m);
+      bound->caller = value(object_ptr(std::move(c)));
+      const value r = call_value(in, value(object_ptr(std::move(bound))), a);
+      in.write(to_str(r));
+      return;
+    }
+  }
+  a.keyword.emplace_back("caller", value(object_ptr(std::move(c))));
+  in.write(to_str(call_value(in, f, a)));
+}
+
+void filter_block_node::exec(interpreter& in) const {
+  value v(in.capture(content));
+  for (const auto& f : filters) v = f->apply(in, v);
+  in.write(to_str(v));
+}
+
+void loop_control_node::exec(interpreter& in) const {
+  in.control = is_break ? interpreter::flow::break_ : interpreter::flow::continue_;
+}
+
+void scope_node::exec(interpreter& in) const {
+  if (!new_scope) {
+    in.exec_body(content);
+    return;
+  }
+  std::vector<value> vals;
+  for (const auto& [k, e] : assigns) vals.push_back(e->eval(in));
+  interpreter::scope_guard g(in, in.scope());
+  for (std::size_t i = 0; i < assigns.size(); ++i) in.assign(assigns[i].first, vals[i]);
+  in.exec_body(content);
+}
+
+}  // namespace ocml::tmpl

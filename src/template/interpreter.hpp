@@ -1,0 +1,85 @@
+// Running a parsed template: scopes, output, limits, and the operations expressions need.
+#pragma once
+
+#include <cstddef>
+#include <ctime>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ocml/template.hpp"
+#include "template/ast.hpp"
+#include "template/value.hpp"
+
+namespace ocml::tmpl {
+
+using limits = template_limits;
+
+/// Variables of one scope, in assignment order (scopes are small).
+struct frame {
+  std::vector<std::pair<std::string, value>> vars;
+  const frame* parent = nullptr;
+  [[nodiscard]] const value* find(std::string_view name) const;
+  void set(std::string_view name, value v);
+};
+
+class interpreter {
+ public:
+  interpreter(const program& p, const frame& globals, const limits& l, std::string& out);
+
+  void run();
+
+  // ---- used by the nodes ----
+  [[nodiscard]] value lookup(std::string_view name) const;
+  void assign(std::string_view name, value v) { scope_->set(name, std::move(v)); }
+  void write(std::string_view s);
+  void step();  ///< one loop iteration or call: counted against max_steps
+  void exec_body(const body& b);
+  /// Runs `b` with output captured; returns it.
+  [[nodiscard]] std::string capture(const body& b);
+
+  enum class flow : unsigned char { normal, break_, continue_ };
+  flow control = flow::normal;
+
+  /// Enters a new scope whose parent is `parent` (restored by the guard).
+  struct scope_guard {
+    interpreter& in;
+    frame f;
+    frame* saved;
+    scope_guard(interpreter& i, const frame* parent) : in(i), saved(i.scope_) {
+      f.parent = parent;
+      in.scope_ = &f;
+    }
+    ~scope_guard() { in.scope_ = saved; }
+    scope_guard(const scope_guard&) = delete;
+    scope_guard& operator=(const scope_guard&) = delete;
+  };
+  [[nodiscard]] frame* scope() const { return scope_; }
+  [[nodiscard]] const frame* root() const { return &root_; }
+  std::size_t depth = 0;
+  const limits& lim;
+  std::tm now{};  ///< what strftime_now formats
+  [[nodiscard]] std::string_view source() const { return prog_.source; }
+
+ private:
+  const program& prog_;
+  frame root_;
+  frame* scope_;
+  std::string* out_;
+  std::size_t steps_ = 0;
+};
+
+// Operations (Python's and Jinja2's rules), shared by the nodes and the built-ins.
+[[nodiscard]] value get_attr(const value& obj, std::string_view name);
+[[nodiscard]] value get_item(const value& obj, const value& key);
+[[nodiscard]] value call_value(interpreter& in, const value& fn, call_args& args);
+/// The items `for` iterates (str: characters, dict: keys); Undefined: none.
+[[nodiscard]] list iterate(const value& x);
+/// len(x), raising TypeError where Python does.
+[[nodiscard]] std::size_t length(const value& x);
+/// Raises E-TEMPLATE-UNDEFINED for an undefined value used where Jinja2 raises.
+void check_defined(const value& x);
+[[nodiscard]] value binary_op(std::string_view op, const value& l, const value& r);
+[[nodiscard]] bool contains(const value& container, const value& item);
+
+}  // namespace ocml::tmpl

@@ -1,0 +1,562 @@
+// Python's semantics for template values: truth, equality, order, str(), repr(), json.dumps.
+#include "template/value.hpp"
+
+#include <unicode/uchar.h>
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+
+#include "interchange/pyjson.hpp"
+
+namespace ocml::tmpl {
+
+std::int64_t value::as_int() const {
+  if (is_bool()) return std::get<bool>(v) ? 1 : 0;
+  return std::get<std::int64_t>(v);
+}
+
+double value::as_double() const {
+  if (is_float()) return std::get<double>(v);
+  return static_cast<double>(as_int());
+}
+
+const value* dict::find(const value& key) const {
+  for (const auto& [k, val] : entries) {
+    if (equal(k, key)) return &val;
+  }
+  return nullptr;
+}
+
+const value* dict::find(std::string_view key) const {
+  for (const auto& [k, val] : entries) {
+    if (k.is_string() && k.str() == key) return &val;
+  }
+  return nullptr;
+}
+
+void dict::set(value key, value v) {
+  for (auto& [k, val] : entries) {
+    if (equal(k, key)) {
+      val = std::move(v);
+      return;
+    }
+  }
+  entries.emplace_back(std::move(key), std::move(v));
+}
+
+void fail(error_code code, std::string message) {
+  throw template_error{code, std::move(message)};
+}
+
+void type_error(std::string message) {
+  fail(error_code::template_type, std::move(message));
+}
+
+const value* call_args::kw(std::string_view name) const {
+  for (const auto& [k, v] : keyword) {
+    if (k == name) return &v;
+  }
+  return nullptr;
+}
+
+const value* call_args::arg(std::size_t i, std::string_view name) const {
+  if (i < positional.size()) return &positional[i];
+  return kw(name);
+}
+
+value object::attr(std::string_view name) const {
+  return value::undefined(std::string(name));
+}
+
+void object::set_attr(std::string_view name, const value& /*v*/) {
+  fail(error_code::template_security,
+       "cannot assign attribute '" + std::string(name) + "' on a " + std::string(type_name()));
+}
+
+value object::call(interpreter& /*in*/, call_args& /*args*/) {
+  type_error("'" + std::string(type_name()) + "' object is not callable");
+}
+
+value namespace_object::attr(std::string_view name) const {
+  if (const value* v = attrs.find(name)) return *v;
+  return value::undefined(std::string(name));
+}
+
+void namespace_object::set_attr(std::string_view name, const value& v) {
+  attrs.set(value(name), v);
+}
+
+std::string_view type_name(const value& x) {
+  switch (x.v.index()) {
+    case 0:
+      return "Undefined";
+    case 1:
+      return "NoneType";
+    case 2:
+      return "bool";
+    case 3:
+      return "int";
+    case 4:
+      return "float";
+    case 5:
+      return "str";
+    case 6:
+      return "list";
+    case 7:
+      return "dict";
+    default:
+      return x.obj()->type_name();
+  }
+}
+
+bool truthy(const value& x) {
+  switch (x.v.index()) {
+    case 0:
+    case 1:
+      return false;
+    case 2:
+      return std::get<bool>(x.v);
+    case 3:
+      return std::get<std::int64_t>(x.v) != 0;
+    case 4:
+      return std::get<double>(x.v) != 0.0;
+    case 5:
+      return !x.str().empty();
+    case 6:
+      return !x.items().empty();
+    case 7:
+      return !x.map().entries.empty();
+    default:
+      return true;
+  }
+}
+
+bool equal(const value& x, const value& y) {
+  if (x.is_number() && y.is_number()) {
+    if (x.is_float() || y.is_float()) return x.as_double() == y.as_double();
+    return x.as_int() == y.as_int();
+  }
+  if (x.v.index() != y.v.index()) return false;
+  switch (x.v.index()) {
+    case 0:
+    case 1:
+      return true;
+    case 5:
+      return x.str() == y.str();
+    case 6: {
+      const auto& a = x.items();
+      const auto& b = y.items();
+      if (a.size() != b.size() || x.tuple != y.tuple) return false;  // (1,) != [1]
+      for (std::size_t i = 0; i < a.size(); ++i) {
+        if (!equal(a[i], b[i])) return false;
+      }
+      return true;
+    }
+    case 7: {
+      const auto& a = x.map().entries;
+      const auto& b = y.map();
+      if (a.size() != b.entries.size()) return false;
+      for (const auto& [k, v] : a) {
+        const value* o = b.find(k);
+        if (o == nullptr || !equal(v, *o)) return false;
+      }
+      return true;
+    }
+    default:
+      return x.obj() == y.obj();
+  }
+}
+
+bool less(const value& x, const value& y) {
+  if (x.is_number() && y.is_number()) {
+    if (x.is_float() || y.is_float()) return x.as_double() < y.as_double();
+    return x.as_int() < y.as_int();
+  }
+  if (x.is_string() && y.is_string()) return x.str() < y.str();  // UTF-8 order is code point order
+  if (x.is_list() && y.is_list()) {
+    const auto& a = x.items();
+    const auto& b = y.items();
+    for (std::size_t i = 0; i < a.size() && i < b.size(); ++i) {
+      if (!equal(a[i], b[i])) return less(a[i], b[i]);
+    }
+    return a.size() < b.size();
+  }
+  type_error("'<' not supported between instances of '" + std::string(type_name(x)) + "' and '" +
+             std::string(type_name(y)) + "'");
+}
+
+namespace {
+
+std::string float_str(double d) {
+  if (std::isnan(d)) return "nan";
+  if (std::isinf(d)) return d > 0 ? "inf" : "-inf";
+  return detail::python_float_repr(d);
+}
+
+// Decodes the code point at s[i] (valid UTF-8 assumed; a bad byte is taken as itself).
+char32_t next_cp(std::string_view s, std::size_t& i) {
+  const auto b = static_cast<unsigned char>(s[i]);
+  std::size_t n = b < 0x80 ? 1 : b < 0xE0 ? 2 : b < 0xF0 ? 3 : 4;
+  if (b >= 0x80 && b < 0xC0) n = 1;
+  if (i + n > s.size()) n = 1;
+  char32_t c = n == 1 ? b : n == 2 ? b & 0x1F : n == 3 ? b & 0x0F : b & 0x07;
+  for (std::size_t k = 1; k < n; ++k) c = (c << 6) | (static_cast<unsigned char>(s[i + k]) & 0x3F);
+  i += n;
+  return c;
+}
+
+// Python's str.isprintable for one character.
+bool printable(char32_t c) {
+  if (c == ' ') return true;
+  switch (u_charType(static_cast<UChar32>(c))) {
+    case U_CONTROL_CHAR:
+    case U_FORMAT_CHAR:
+    case U_SURROGATE:
+    case U_PRIVATE_USE_CHAR:
+    case U_UNASSIGNED:
+    case U_LINE_SEPARATOR:
+    case U_PARAGRAPH_SEPARATOR:
+    case U_SPACE_SEPARATOR:
+      return false;
+    default:
+      return true;
+  }
+}
+
+void repr_string(std::string_view s, std::string& out) {
+  const bool dq = s.find('\'') != std::string_view::npos && s.find('"') == std::string_view::npos;
+  const char q = dq ? '"' : '\'';
+  out.push_back(q);
+  for (std::size_t i = 0; i < s.size();) {
+    const std::size_t at = i;
+    const char32_t c = next_cp(s, i);
+    char buf[16];
+    if (c == static_cast<char32_t>(q) || c == '\\') {
+      out.push_back('\\');
+      out.push_back(static_cast<char>(c));
+    } else if (c == '\t') {
+      out += "\\t";
+    } else if (c == '\n') {
+      out += "\\n";
+    } else if (c == '\r') {
+      out += "\\r";
+    } else if (c < 0x20 || c == 0x7F) {
+      std::snprintf(buf, sizeof buf, "\\x%02x", static_cast<unsigned>(c));
+      out += buf;
+    } else if (c < 0x7F || printable(c)) {
+      out.append(s.substr(at, i - at));
+    } else {
+      std::snprintf(buf, sizeof buf,
+                    c <= 0xFF     ? "\\x%02x"
+                    : c <= 0xFFFF ? "\\u%04x"
+                                  : "\\U%08x",
+                    static_cast<unsigned>(c));
+      out += buf;
+    }
+  }
+  out.push_back(q);
+}
+
+void append_int(std::int64_t i, std::string& out) {
+  char buf[24];
+  out.append(buf, std::to_chars(buf, buf + sizeof buf, i).ptr);
+}
+
+}  // namespace
+
+void append_repr(const value& x, std::string& out) {
+  switch (x.v.index()) {
+    case 0:
+      return;  // str(Undefined) inside a list prints as the object; rare: nothing
+    case 1:
+      out += "None";
+      return;
+    case 2:
+      out += std::get<bool>(x.v) ? "True" : "False";
+      return;
+    case 3:
+      append_int(std::get<std::int64_t>(x.v), out);
+      return;
+    case 4:
+      out += float_str(std::get<double>(x.v));
+      return;
+    case 5:
+      repr_string(x.str(), out);
+      return;
+    case 6: {
+      out.push_back(x.tuple ? '(' : '[');
+      bool first = true;
+      for (const auto& e : x.items()) {
+        if (!first) out += ", ";
+        first = false;
+        append_repr(e, out);
+      }
+      if (x.tuple && x.items().size() == 1) out.push_back(',');
+      out.push_back(x.tuple ? ')' : ']');
+      return;
+    }
+    case 7: {
+      out.push_back('{');
+      bool first = true;
+      for (const auto& [k, v] : x.map().entries) {
+        if (!first) out += ", ";
+        first = false;
+        append_repr(k, out);
+        out += ": ";
+        append_repr(v, out);
+      }
+      out.push_back('}');
+      return;
+    }
+    default:
+      out += "<";
+      out += x.obj()->type_name();
+      out += " object>";
+  }
+}
+
+void append_str(const value& x, std::string& out) {
+  if (x.is_string()) {
+    out += x.str();
+  } else if (!x.is_undefined()) {
+    append_repr(x, out);
+  }
+}
+
+std::string to_str(const value& x) {
+  std::string s;
+  append_str(x, s);
+  return s;
+}
+
+namespace {
+
+void newline_indent(const dumps_options& o, std::size_t level, std::string& out) {
+  out.push_back('\n');
+  for (std::size_t i = 0; i < level; ++i) {
+    if (o.has_indent_text) {
+      out += o.indent_text;
+    } else {
+      out.append(static_cast<std::size_t>(o.indent), ' ');
+    }
+  }
+}
+
+// A JSON string as json.dumps writes it; with ensure_ascii every character outside
+// ' '..'~' as \uXXXX (a surrogate pair above U+FFFF).
+void json_string(std::string_view s, bool ensure_ascii, std::string& out) {
+  if (!ensure_ascii) {
+    detail::python_json_string(s, out);
+    return;
+  }
+  out.push_back('"');
+  char buf[16];
+  for (std::size_t i = 0; i < s.size();) {
+    const char32_t c = next_cp(s, i);
+    switch (c) {
+      case '"':
+        out += "\\\"";
+        continue;
+      case '\\':
+        out += "\\\\";
+        continue;
+      case '\n':
+        out += "\\n";
+        continue;
+      case '\r':
+        out += "\\r";
+        continue;
+      case '\t':
+        out += "\\t";
+        continue;
+      case '\b':
+        out += "\\b";
+        continue;
+      case '\f':
+        out += "\\f";
+        continue;
+      default:
+        break;
+    }
+    if (c >= 0x20 && c <= 0x7E) {
+      out.push_back(static_cast<char>(c));
+    } else if (c < 0x10000) {
+      std::snprintf(buf, sizeof buf, "\\u%04x", static_cast<unsigned>(c));
+      out += buf;
+    } else {
+      const char32_t v = c - 0x10000;
+      std::snprintf(buf, sizeof buf, "\\u%04x\\u%04x", static_cast<unsigned>(0xD800 + (v >> 10)),
+                    static_cast<unsigned>(0xDC00 + (v & 0x3FF)));
+      out += buf;
+    }
+  }
+  out.push_back('"');
+}
+
+void dumps_at(const value& x, const dumps_options& o, std::size_t level, std::string& out) {
+  const bool pretty = o.indent >= 0 || o.has_indent_text;
+  switch (x.v.index()) {
+    case 1:
+      out += "null";
+      return;
+    case 2:
+      out += std::get<bool>(x.v) ? "true" : "false";
+      return;
+    case 3:
+      append_int(std::get<std::int64_t>(x.v), out);
+      return;
+    case 4:
+      out += detail::python_float_repr(std::get<double>(x.v));
+      return;
+    case 5:
+      json_string(x.str(), o.ensure_ascii, out);
+      return;
+    case 6: {
+      const auto& l = x.items();
+      if (l.empty()) {
+        out += "[]";
+        return;
+      }
+      out.push_back('[');
+      for (std::size_t i = 0; i < l.size(); ++i) {
+        if (i > 0) out += o.item_sep;
+        if (pretty) newline_indent(o, level + 1, out);
+        dumps_at(l[i], o, level + 1, out);
+      }
+      if (pretty) newline_indent(o, level, out);
+      out.push_back(']');
+      return;
+    }
+    case 7: {
+      std::vector<const std::pair<value, value>*> es;
+      for (const auto& e : x.map().entries) es.push_back(&e);
+      if (es.empty()) {
+        out += "{}";
+        return;
+      }
+      if (o.sort_keys) {
+        std::stable_sort(es.begin(), es.end(),
+                         [](const auto* a, const auto* b) { return less(a->first, b->first); });
+      }
+      out.push_back('{');
+      for (std::size_t i = 0; i < es.size(); ++i) {
+        if (i > 0) out += o.item_sep;
+        if (pretty) newline_indent(o, level + 1, out);
+        const value& k = es[i]->first;
+        if (k.is_string()) {
+          json_string(k.str(), o.ensure_ascii, out);
+        } else if (k.is_bool() || k.is_none()) {
+          out.push_back('"');
+          dumps_at(k, o, level, out);
+          out.push_back('"');
+        } else if (k.is_number()) {
+          out.push_back('"');
+          append_str(k, out);
+          out.push_back('"');
+        } else {
+          type_error("keys must be str, int, float, bool or None, not " +
+                     std::string(type_name(k)));
+        }
+        out += o.key_sep;
+        dumps_at(es[i]->second, o, level + 1, out);
+      }
+      if (pretty) newline_indent(o, level, out);
+      out.push_back('}');
+      return;
+    }
+    default:
+      type_error("Object of type " + std::string(type_name(x)) + " is not JSON serializable");
+  }
+}
+
+}  // namespace
+
+void dumps(const value& x, const dumps_options& o, std::string& out) {
+  dumps_at(x, o, 0, out);
+}
+
+value from_json(const json& j) {
+  switch (j.type()) {
+    case json::value_t::null:
+      return value(none_t{});
+    case json::value_t::boolean:
+      return value(j.get<bool>());
+    case json::value_t::number_integer:
+      return value(j.get<std::int64_t>());
+    case json::value_t::number_unsigned: {
+      const auto u = j.get<std::uint64_t>();
+      if (u <= static_cast<std::uint64_t>(INT64_MAX)) return value(static_cast<std::int64_t>(u));
+      return value(static_cast<double>(u));
+    }
+    case json::value_t::number_float:
+      return value(j.get<double>());
+    case json::value_t::string:
+      return value(j.get_ref<const std::string&>());
+    case json::value_t::array: {
+      list l;
+      l.reserve(j.size());
+      for (const auto& e : j) l.push_back(from_json(e));
+      return value(std::move(l));
+    }
+    case json::value_t::object: {
+      auto d = std::make_shared<dict>();
+      d->entries.reserve(j.size());
+      for (const auto& [k, v] : j.items()) d->entries.emplace_back(value(k), from_json(v));
+      return value(dict_ptr(std::move(d)));
+    }
+    default:
+      return value(none_t{});
+  }
+}
+
+value make_tuple(list items) {
+  value v(std::move(items));
+  v.tuple = true;
+  return v;
+}
+
+std::string html_escape(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  for (const char c : s) {
+    switch (c) {
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&#34;";
+        break;
+      case '\'':
+        out += "&#39;";
+        break;
+      default:
+        out.push_back(c);
+    }
+  }
+  return out;
+}
+
+std::size_t code_points(std::string_view s) {
+  std::size_t n = 0;
+  for (const char c : s) n += (static_cast<unsigned char>(c) & 0xC0) != 0x80 ? 1 : 0;
+  return n;
+}
+
+std::vector<std::string_view> code_point_pieces(std::string_view s) {
+  std::vector<std::string_view> out;
+  for (std::size_t i = 0; i < s.size();) {
+    const std::size_t at = i;
+    (void)next_cp(s, i);
+    out.push_back(s.substr(at, i - at));
+  }
+  return out;
+}
+
+}  // namespace ocml::tmpl

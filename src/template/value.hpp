@@ -1,0 +1,186 @@
+// The values a chat template computes with, as Python and Jinja2 see them: Undefined, None,
+// bool, int, float, str, list, dict, and objects (namespaces, macros, bound methods, the
+// loop variable). Lists and dicts are shared and never changed once built (the sandbox is
+// immutable); a namespace is the one mutable object.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <variant>
+#include <vector>
+
+#include "ocml/error.hpp"
+#include "ocml/model.hpp"
+
+namespace ocml::tmpl {
+
+struct value;
+using list = std::vector<value>;
+struct dict;
+struct object;
+using list_ptr = std::shared_ptr<const list>;
+using dict_ptr = std::shared_ptr<const dict>;
+using object_ptr = std::shared_ptr<object>;
+
+/// Jinja2's Undefined, remembering the name that was looked up (for error messages).
+struct undefined_t {
+  std::string name;
+};
+struct none_t {};
+
+/// One value. Strings are UTF-8; their Python length and indices count code points.
+struct value {
+  std::variant<undefined_t, none_t, bool, std::int64_t, double, std::string, list_ptr, dict_ptr,
+               object_ptr>
+      v;
+  /// A string that is Jinja2 Markup (from |safe, |escape): `+` with a plain str escapes the
+  /// plain one, as markupsafe does.
+  bool safe = false;
+  /// A list that is a Python tuple (a tuple literal, a dict's items): printed "(1, 2)".
+  bool tuple = false;
+
+  value() = default;
+  value(none_t n) : v(n) {}                          // NOLINT(google-explicit-constructor)
+  value(bool b) : v(b) {}                            // NOLINT(google-explicit-constructor)
+  value(std::int64_t i) : v(i) {}                    // NOLINT(google-explicit-constructor)
+  value(int i) : v(static_cast<std::int64_t>(i)) {}  // NOLINT(google-explicit-constructor)
+  value(double d) : v(d) {}                          // NOLINT(google-explicit-constructor)
+  value(std::string s) : v(std::move(s)) {}          // NOLINT(google-explicit-constructor)
+  value(std::string_view s) : v(std::string(s)) {}   // NOLINT(google-explicit-constructor)
+  value(const char* s) : v(std::string(s)) {}        // NOLINT(google-explicit-constructor)
+  value(list l) : v(std::make_shared<const list>(std::move(l))) {}  // NOLINT
+  value(list_ptr l) : v(std::move(l)) {}                            // NOLINT
+  value(dict_ptr d) : v(std::move(d)) {}                            // NOLINT
+  value(object_ptr o) : v(std::move(o)) {}                          // NOLINT
+  static value undefined(std::string name = {}) {
+    value x;
+    x.v = undefined_t{std::move(name)};
+    return x;
+  }
+
+  [[nodiscard]] bool is_undefined() const noexcept { return v.index() == 0; }
+  [[nodiscard]] bool is_none() const noexcept { return v.index() == 1; }
+  [[nodiscard]] bool is_bool() const noexcept { return v.index() == 2; }
+  [[nodiscard]] bool is_int() const noexcept { return v.index() == 3; }
+  [[nodiscard]] bool is_float() const noexcept { return v.index() == 4; }
+  [[nodiscard]] bool is_number() const noexcept { return v.index() >= 2 && v.index() <= 4; }
+  [[nodiscard]] bool is_string() const noexcept { return v.index() == 5; }
+  [[nodiscard]] bool is_list() const noexcept { return v.index() == 6; }
+  [[nodiscard]] bool is_dict() const noexcept { return v.index() == 7; }
+  [[nodiscard]] bool is_object() const noexcept { return v.index() == 8; }
+
+  [[nodiscard]] const std::string& str() const { return std::get<std::string>(v); }
+  [[nodiscard]] const list& items() const { return *std::get<list_ptr>(v); }
+  [[nodiscard]] const dict& map() const { return *std::get<dict_ptr>(v); }
+  [[nodiscard]] const object_ptr& obj() const { return std::get<object_ptr>(v); }
+  [[nodiscard]] std::int64_t as_int() const;  ///< bool or int
+  [[nodiscard]] double as_double() const;     ///< bool, int or float
+};
+
+/// A dict: insertion-ordered, keys are values (strings nearly always).
+struct dict {
+  std::vector<std::pair<value, value>> entries;
+  [[nodiscard]] const value* find(const value& key) const;
+  [[nodiscard]] const value* find(std::string_view key) const;
+  void set(value key, value v);
+};
+
+/// A template failure: one of the E-TEMPLATE-* codes and Python's or Jinja2's message.
+struct template_error {
+  error_code code;
+  std::string message;
+};
+
+/// Raises a template error (caught at the template's entry point).
+[[noreturn]] void fail(error_code code, std::string message);
+[[noreturn]] void type_error(std::string message);
+
+/// Arguments of a call: positional, then keyword.
+struct call_args {
+  std::vector<value> positional;
+  std::vector<std::pair<std::string, value>> keyword;
+  [[nodiscard]] const value* kw(std::string_view name) const;
+  /// Positional `i`, or keyword `name`, or nullptr.
+  [[nodiscard]] const value* arg(std::size_t i, std::string_view name) const;
+};
+
+class interpreter;
+
+/// A value with attributes or a call: namespace, macro, bound method, loop, cycler.
+struct object {
+  virtual ~object() = default;
+  [[nodiscard]] virtual std::string_view type_name() const = 0;
+  /// The attribute `name`, or undefined.
+  [[nodiscard]] virtual value attr(std::string_view name) const;
+  /// Assigns an attribute (namespaces only; others raise).
+  virtual void set_attr(std::string_view name, const value& v);
+  [[nodiscard]] virtual bool callable() const { return false; }
+  virtual value call(interpreter& in, call_args& args);
+};
+
+/// A built-in function or bound method.
+struct function_object final : object {
+  std::string name;
+  std::function<value(interpreter&, call_args&)> fn;
+  function_object(std::string n, std::function<value(interpreter&, call_args&)> f)
+      : name(std::move(n)), fn(std::move(f)) {}
+  [[nodiscard]] std::string_view type_name() const override { return "builtin_function_or_method"; }
+  [[nodiscard]] bool callable() const override { return true; }
+  value call(interpreter& in, call_args& args) override { return fn(in, args); }
+};
+
+/// `namespace(...)`: the mutable object of templates.
+struct namespace_object final : object {
+  dict attrs;
+  [[nodiscard]] std::string_view type_name() const override { return "Namespace"; }
+  [[nodiscard]] value attr(std::string_view name) const override;
+  void set_attr(std::string_view name, const value& v) override;
+};
+
+// ---- Python semantics ---------------------------------------------------------------------
+
+/// Python's type name of a value ("str", "int", "NoneType", "Undefined"…).
+[[nodiscard]] std::string_view type_name(const value& x);
+/// bool(x). Undefined is false.
+[[nodiscard]] bool truthy(const value& x);
+/// x == y (1 == 1.0 == True; lists and dicts deeply; Undefined equals only Undefined).
+[[nodiscard]] bool equal(const value& x, const value& y);
+/// x < y, raising TypeError where Python does.
+[[nodiscard]] bool less(const value& x, const value& y);
+/// str(x) appended to `out`, as `{{ x }}` prints it (Undefined prints nothing).
+void append_str(const value& x, std::string& out);
+[[nodiscard]] std::string to_str(const value& x);
+/// repr(x) appended to `out`.
+void append_repr(const value& x, std::string& out);
+/// json.dumps(x, ensure_ascii=False, indent=…, separators=…, sort_keys=…) as transformers'
+/// tojson filter calls it. Raises TypeError for values JSON cannot hold.
+struct dumps_options {
+  std::int64_t indent = -1;  ///< -1: None
+  std::string indent_text;   ///< a string indent (indent="\t")
+  bool has_indent_text = false;
+  std::string item_sep = ", ";
+  std::string key_sep = ": ";
+  bool sort_keys = false;
+  bool ensure_ascii = false;  ///< non-ASCII as \uXXXX escapes
+};
+void dumps(const value& x, const dumps_options& o, std::string& out);
+
+/// The template value of a JSON value (objects keep their key order).
+[[nodiscard]] value from_json(const json& j);
+
+/// A tuple of the given items.
+[[nodiscard]] value make_tuple(list items);
+
+/// markupsafe's escape: & < > " ' as entities.
+[[nodiscard]] std::string html_escape(std::string_view s);
+
+/// Number of code points of a UTF-8 string.
+[[nodiscard]] std::size_t code_points(std::string_view s);
+/// The code points of `s` as UTF-8 pieces.
+[[nodiscard]] std::vector<std::string_view> code_point_pieces(std::string_view s);
+
+}  // namespace ocml::tmpl

@@ -1,0 +1,151 @@
+// The chat-template engine on its own fixtures: tests/template/cases.jsonl holds small
+// templates with what Python Jinja2 (set up as transformers sets it up) renders or raises
+// (tests/tools/make_template_cases.py wrote it); the sandbox's limits; errors with positions;
+// rendering one compiled template from several threads.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <thread>
+
+#include "ocml/template.hpp"
+
+namespace {
+
+using ocml::json;
+
+std::vector<json> cases() {
+  std::vector<json> out;
+  std::ifstream in(std::string(OCML_SOURCE_DIR) + "/tests/template/cases.jsonl");
+  std::string line;
+  while (std::getline(in, line)) out.push_back(json::parse(line));
+  return out;
+}
+
+TEST(Template, RendersAndRaisesAsJinja2OnTheFixtures) {
+  const auto all = cases();
+  ASSERT_GE(all.size(), 60u);
+  std::size_t raised = 0;
+  for (const auto& c : all) {
+    const std::string src = c["template"].get<std::string>();
+    auto t = ocml::chat_template::compile(src);
+    std::string got_code;
+    std::string got_text;
+    if (!t) {
+      got_code = ocml::error_name(t.error().code);
+    } else {
+      auto r = t->render(c["variables"], {.now = "2026-01-15T10:30:00"});
+      if (r) {
+        got_text = *r;
+      } else {
+        got_code = ocml::error_name(r.error().code);
+      }
+    }
+    if (c.contains("error")) {
+      ++raised;
+      EXPECT_EQ(got_code, c["error"].get<std::string>()) << src;
+    } else {
+      EXPECT_EQ(got_code, "") << src;
+      EXPECT_EQ(got_text, c["text"].get<std::string>()) << src;
+    }
+  }
+  EXPECT_GE(raised, 10u);
+}
+
+TEST(Template, SyntaxErrorsSayWhere) {
+  auto t = ocml::chat_template::compile("line one\n{% if x %}\n{{ 1 + }}\n{% endif %}");
+  ASSERT_FALSE(t);
+  EXPECT_EQ(t.error().code, ocml::error_code::template_syntax);
+  EXPECT_EQ(t.error().message.rfind("3:", 0), 0u) << t.error().message;
+  auto u = ocml::chat_template::compile("{% for x in y %}");
+  ASSERT_FALSE(u);
+  EXPECT_NE(u.error().message.find("endfor"), std::string::npos) << u.error().message;
+}
+
+TEST(Template, RaiseExceptionKeepsTheTemplatesMessage) {
+  auto t = ocml::chat_template::compile(
+      "{% if messages|length > 1 %}{{ raise_exception('Only one message, got ' ~ messages|length) "
+      "}}{% endif %}");
+  ASSERT_TRUE(t);
+  auto r = t->render({{"messages", json::array({1, 2})}});
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().code, ocml::error_code::template_raised);
+  EXPECT_EQ(r.error().message, "Only one message, got 2");
+}
+
+TEST(Template, TheSandboxBoundsLoopsRecursionAndOutput) {
+  const ocml::template_limits small{.max_output = 1000, .max_steps = 500, .max_depth = 20};
+  struct bad {
+    const char* src;
+    const char* what;
+  };
+  for (const auto& b :
+       {bad{"{% for i in range(1000) %}{% endfor %}", "loop"},
+        bad{"{% for a in range(100) %}{% for b in range(100) %}{% endfor %}{% endfor %}",
+            "nested loop"},
+        bad{"{% macro f(n) %}{{ f(n + 1) }}{% endmacro %}{{ f(0) }}", "recursion"},
+        bad{"{% for i in range(100) %}{{ 'xxxxxxxxxxxxxxxxxxxx' }}{% endfor %}", "output"},
+        bad{"{{ range(100000000)|length }}", "a huge range"}}) {
+    auto t = ocml::chat_template::compile(b.src);
+    ASSERT_TRUE(t) << b.what;
+    auto r = t->render(json::object(), {.limits = small});
+    ASSERT_FALSE(r) << b.what;
+    EXPECT_EQ(r.error().code, ocml::error_code::limit_exceeded) << b.what;
+  }
+  // Within the limits the same templates render.
+  auto ok = ocml::chat_template::compile("{% for i in range(10) %}{{ i }}{% endfor %}");
+  ASSERT_TRUE(ok);
+  EXPECT_EQ(*ok->render(json::object(), {.limits = small}), "0123456789");
+}
+
+TEST(Template, NoAccessBeyondTheData) {
+  for (const char* src : {"{{ messages.append(1) }}", "{{ d.update({'a': 1}) }}",
+                          "{{ d.pop('a') }}", "{{ messages.pop() }}"}) {
+    auto t = ocml::chat_template::compile(src);
+    ASSERT_TRUE(t) << src;
+    auto r = t->render({{"messages", json::array()}, {"d", {{"a", 1}}}});
+    ASSERT_FALSE(r) << src;
+    EXPECT_EQ(r.error().code, ocml::error_code::template_security) << src;
+  }
+  // No loader: a template cannot reach files.
+  EXPECT_FALSE(ocml::chat_template::compile("{% include '/etc/passwd' %}"));
+  EXPECT_FALSE(ocml::chat_template::compile("{% import 'x' as y %}"));
+}
+
+TEST(Template, OneCompiledTemplateRendersFromManyThreads) {
+  auto t = ocml::chat_template::compile(
+      "{% set ns = namespace(n=0) %}{% for m in messages %}{% set ns.n = ns.n + 1 %}"
+      "{{ m.content }}{% endfor %}={{ ns.n }}");
+  ASSERT_TRUE(t);
+  std::vector<std::thread> threads;
+  std::vector<std::string> got(4);
+  for (std::size_t k = 0; k < 4; ++k) {
+    threads.emplace_back([&, k] {
+      json msgs = json::array();
+      for (std::size_t i = 0; i <= k; ++i) msgs.push_back({{"content", std::to_string(k)}});
+      for (int rep = 0; rep < 200; ++rep) got[k] = *t->render({{"messages", msgs}});
+    });
+  }
+  for (auto& th : threads) th.join();
+  EXPECT_EQ(got[0], "0=1");
+  EXPECT_EQ(got[3], "3333=4");
+}
+
+TEST(Template, VariablesOfAnOpenAIRequest) {
+  const json req = json::parse(R"({"messages":[{"role":"assistant","tool_calls":[
+      {"id":"c","type":"function","function":{"name":"f","arguments":"{\"a\":1}"}},
+      {"id":"d","type":"function","function":{"name":"g","arguments":"not json"}}]}],
+      "add_generation_prompt":true,"chat_template_kwargs":{"enable_thinking":false,"x":2}})");
+  auto v = ocml::template_variables(req, {.kwargs = {{"bos_token", "<s>"}, {"x", 1}}});
+  ASSERT_TRUE(v);
+  EXPECT_EQ((*v)["messages"][0]["tool_calls"][0]["function"]["arguments"], json({{"a", 1}}));
+  EXPECT_EQ((*v)["messages"][0]["tool_calls"][1]["function"]["arguments"], "not json");
+  EXPECT_TRUE((*v)["tools"].is_null());
+  EXPECT_TRUE((*v)["documents"].is_null());
+  EXPECT_EQ((*v)["add_generation_prompt"], true);
+  EXPECT_EQ((*v)["bos_token"], "<s>");
+  EXPECT_EQ((*v)["x"], 2);  // the request's chat_template_kwargs win
+  EXPECT_EQ((*v)["enable_thinking"], false);
+  EXPECT_FALSE(ocml::template_variables(json::parse(R"({"messages": 3})")));
+}
+
+}  // namespace
