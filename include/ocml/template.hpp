@@ -55,6 +55,7 @@ class chat_template {
                                            const template_render_options& options = {}) const;
 
  private:
+  friend class model_template;
   std::shared_ptr<const tmpl::program> prog_;
 };
 

@@ -58,7 +58,7 @@ bool py_space(char32_t c) {
          c == 0x205F || c == 0x3000;
 }
 
-// strip/lstrip/rstrip: `chars` none means white space.
+// strip/lstrip/rstrip: `chars` none means white space. Only the stripped ends are decoded.
 std::string py_strip(std::string_view s, const value* chars, bool left, bool right) {
   std::vector<char32_t> set;
   const bool ws = chars == nullptr || chars->is_none();
@@ -69,18 +69,21 @@ std::string py_strip(std::string_view s, const value* chars, bool left, bool rig
   const auto strip_it = [&](char32_t c) {
     return ws ? py_space(c) : std::find(set.begin(), set.end(), c) != set.end();
   };
-  std::vector<std::pair<std::size_t, char32_t>> cps;
-  for (std::size_t i = 0; i < s.size();) {
-    const std::size_t at = i;
-    cps.emplace_back(at, decode(s, i));
-  }
   std::size_t b = 0;
-  std::size_t e = cps.size();
-  while (left && b < e && strip_it(cps[b].second)) ++b;
-  while (right && e > b && strip_it(cps[e - 1].second)) --e;
-  const std::size_t from = b < cps.size() ? cps[b].first : s.size();
-  const std::size_t to = e < cps.size() ? cps[e].first : s.size();
-  return std::string(s.substr(from, to - from));
+  std::size_t e = s.size();
+  while (left && b < e) {
+    std::size_t i = b;
+    if (!strip_it(decode(s, i))) break;
+    b = i;
+  }
+  while (right && e > b) {
+    std::size_t k = e - 1;
+    while (k > b && (static_cast<unsigned char>(s[k]) & 0xC0) == 0x80) --k;
+    std::size_t i = k;
+    if (!strip_it(decode(s, i))) break;
+    e = k;
+  }
+  return std::string(s.substr(b, e - b));
 }
 
 std::string icu_case(std::string_view s, bool upper) {

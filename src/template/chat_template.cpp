@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "interchange/json_util.hpp"
+#include "interchange/simd_json.hpp"
 #include "ocml/template.hpp"
 #include "template/interpreter.hpp"
 
@@ -56,16 +57,13 @@ result<chat_template> chat_template::compile(std::string_view source) {
   }
 }
 
-result<std::string> chat_template::render(const json& variables,
-                                          const template_render_options& options) const {
-  if (!prog_) return make_error(error_code::internal, "render of an empty chat_template");
-  tmpl::frame globals;
-  if (variables.is_object()) {
-    for (const auto& [k, v] : variables.items()) globals.vars.emplace_back(k, tmpl::from_json(v));
-  }
+namespace {
+
+result<std::string> run(const tmpl::program& p, const tmpl::frame& globals,
+                        const template_render_options& options) {
   std::string out;
   try {
-    tmpl::interpreter in(*prog_, globals, options.limits, out);
+    tmpl::interpreter in(p, globals, options.limits, out);
     in.now = now_of(options.now);
     in.run();
   } catch (const tmpl::template_error& e) {
@@ -74,6 +72,104 @@ result<std::string> chat_template::render(const json& variables,
     return make_error(error_code::internal, "out of memory rendering the template");
   }
   return out;
+}
+
+// ---- a request straight from simdjson to template values (no nlohmann in between) ----------
+
+tmpl::value from_element(simdjson::dom::element e);
+
+tmpl::value from_object(simdjson::dom::object o, bool call) {
+  auto d = std::make_shared<tmpl::dict>();
+  d->entries.reserve(o.size());
+  for (const auto field : o) {
+    tmpl::value v;
+    if (call && field.key == "function" && field.value.is_object()) {
+      v = from_object(field.value.get_object().value_unsafe(), true);
+    } else if (call && field.key == "arguments" && field.value.is_string()) {
+      // Arguments written as a JSON string are given to the template parsed (a parser of
+      // their own: the request's document stays alive).
+      thread_local simdjson::dom::parser args_parser;
+      const std::string_view text = field.value.get_string().value_unsafe();
+      simdjson::dom::element parsed;
+      if (args_parser.parse(text.data(), text.size()).get(parsed) == simdjson::SUCCESS) {
+        v = from_element(parsed);
+      } else {
+        v = tmpl::value(text);
+      }
+    } else {
+      v = from_element(field.value);
+    }
+    d->set(tmpl::value(field.key), std::move(v));  // a repeated key: the last value wins
+  }
+  return tmpl::value(tmpl::dict_ptr(std::move(d)));
+}
+
+tmpl::value from_element(simdjson::dom::element e) {
+  switch (e.type()) {
+    case simdjson::dom::element_type::ARRAY: {
+      tmpl::list l;
+      // (A named array: a range-for over value_unsafe() of a temporary would dangle.)
+      const simdjson::dom::array a = e.get_array().value_unsafe();
+      for (const auto x : a) l.push_back(from_element(x));
+      return tmpl::value(std::move(l));
+    }
+    case simdjson::dom::element_type::OBJECT:
+      return from_object(e.get_object().value_unsafe(), false);
+    case simdjson::dom::element_type::INT64:
+      return tmpl::value(static_cast<std::int64_t>(e.get_int64().value_unsafe()));
+    case simdjson::dom::element_type::UINT64:
+      return tmpl::value(static_cast<double>(e.get_uint64().value_unsafe()));
+    case simdjson::dom::element_type::DOUBLE:
+      return tmpl::value(e.get_double().value_unsafe());
+    case simdjson::dom::element_type::STRING:
+      return tmpl::value(e.get_string().value_unsafe());
+    case simdjson::dom::element_type::BOOL:
+      return tmpl::value(e.get_bool().value_unsafe());
+    default:
+      return tmpl::value(tmpl::none_t{});
+  }
+}
+
+// The messages, with each tool call's arguments parsed.
+tmpl::value messages_of(simdjson::dom::array a) {
+  tmpl::list out;
+  for (const auto m : a) {
+    if (!m.is_object()) {
+      out.push_back(from_element(m));
+      continue;
+    }
+    auto d = std::make_shared<tmpl::dict>();
+    const simdjson::dom::object fields = m.get_object().value_unsafe();
+    for (const auto field : fields) {
+      tmpl::value v;
+      if (field.key == "tool_calls" && field.value.is_array()) {
+        tmpl::list calls;
+        const simdjson::dom::array array = field.value.get_array().value_unsafe();
+        for (const auto c : array) {
+          calls.push_back(c.is_object() ? from_object(c.get_object().value_unsafe(), true)
+                                        : from_element(c));
+        }
+        v = tmpl::value(std::move(calls));
+      } else {
+        v = from_element(field.value);
+      }
+      d->set(tmpl::value(field.key), std::move(v));
+    }
+    out.push_back(tmpl::value(tmpl::dict_ptr(std::move(d))));
+  }
+  return tmpl::value(std::move(out));
+}
+
+}  // namespace
+
+result<std::string> chat_template::render(const json& variables,
+                                          const template_render_options& options) const {
+  if (!prog_) return make_error(error_code::internal, "render of an empty chat_template");
+  tmpl::frame globals;
+  if (variables.is_object()) {
+    for (const auto& [k, v] : variables.items()) globals.vars.emplace_back(k, tmpl::from_json(v));
+  }
+  return run(*prog_, globals, options);
 }
 
 result<json> template_variables(const json& request, const template_json_options& options) {
@@ -210,6 +306,35 @@ const chat_template& model_template::select(bool has_tools) const {
 
 result<std::string> model_template::render_json(std::string_view json_text,
                                                 const template_json_options& options) const {
+  simdjson::dom::element doc;
+  simdjson::dom::object req;
+  simdjson::dom::array msgs;
+  if (detail::parse_document(json_text).get(doc) == simdjson::SUCCESS &&
+      doc.get_object().get(req) == simdjson::SUCCESS &&
+      req["messages"].get_array().get(msgs) == simdjson::SUCCESS) {
+    // The variables in transformers' order; a later one replaces an earlier one.
+    tmpl::frame globals;
+    globals.set("messages", messages_of(msgs));
+    simdjson::dom::element e;
+    globals.set("tools", req["tools"].get(e) == simdjson::SUCCESS ? from_element(e)
+                                                                  : tmpl::value(tmpl::none_t{}));
+    globals.set("documents", req["documents"].get(e) == simdjson::SUCCESS
+                                 ? from_element(e)
+                                 : tmpl::value(tmpl::none_t{}));
+    globals.set("add_generation_prompt", req["add_generation_prompt"].get(e) == simdjson::SUCCESS
+                                             ? from_element(e)
+                                             : tmpl::value(options.add_generation_prompt));
+    for (const auto& [k, v] : special_.items()) globals.set(k, tmpl::from_json(v));
+    for (const auto& [k, v] : options.kwargs.items()) globals.set(k, tmpl::from_json(v));
+    simdjson::dom::object kw;
+    if (req["chat_template_kwargs"].get_object().get(kw) == simdjson::SUCCESS) {
+      for (const auto field : kw) globals.set(field.key, from_element(field.value));
+    }
+    const tmpl::value* tools = globals.find("tools");
+    const bool has_tools = tools != nullptr && tools->is_list() && !tools->items().empty();
+    return run(*select(has_tools).prog_, globals, options.render);
+  }
+  // Not JSON simdjson takes (or not a request): the general reader says why.
   const auto request = detail::try_parse_json(json_text);
   if (!request) return make_error(error_code::invalid_json, "the request is not valid JSON");
   template_json_options o = options;

@@ -36,6 +36,16 @@ const value* dict::find(std::string_view key) const {
 }
 
 void dict::set(value key, value v) {
+  if (key.is_string()) {
+    for (auto& [k, val] : entries) {
+      if (k.is_string() && k.str() == key.str()) {
+        val = std::move(v);
+        return;
+      }
+    }
+    entries.emplace_back(std::move(key), std::move(v));
+    return;
+  }
   for (auto& [k, val] : entries) {
     if (equal(k, key)) {
       val = std::move(v);
