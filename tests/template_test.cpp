@@ -97,6 +97,32 @@ TEST(Template, TheSandboxBoundsLoopsRecursionAndOutput) {
   EXPECT_EQ(*ok->render(json::object(), {.limits = small}), "0123456789");
 }
 
+TEST(Template, NestingIsBoundedNotAStackOverflow) {
+  // Parsing, evaluating and freeing recurse on nesting: 100 000 levels of brackets, of a
+  // chain of + or of filters are refused at compile time; 50 levels compile and run.
+  const auto deep = [](const std::string& open, const std::string& mid, const std::string& close,
+                       std::size_t n) {
+    std::string s = "{{ ";
+    for (std::size_t i = 0; i < n; ++i) s += open;
+    s += mid;
+    for (std::size_t i = 0; i < n; ++i) s += close;
+    return s + " }}";
+  };
+  for (const auto& src :
+       {deep("(", "1", ")", 100000), deep("[", "1", "]", 100000), deep("", "1", "+1", 100000),
+        deep("", "'a'", "|trim", 100000), deep("not ", "1", "", 100000)}) {
+    auto t = ocml::chat_template::compile(src);
+    ASSERT_FALSE(t);
+    EXPECT_EQ(t.error().code, ocml::error_code::template_syntax);
+  }
+  auto ok = ocml::chat_template::compile(deep("(", "1", "+1)", 50));
+  ASSERT_TRUE(ok) << ok.error().to_string();
+  EXPECT_EQ(*ok->render(json::object()), "51");
+  std::string nested_ifs;
+  for (int i = 0; i < 100000; ++i) nested_ifs += "{% if true %}";
+  EXPECT_FALSE(ocml::chat_template::compile(nested_ifs));
+}
+
 TEST(Template, NoAccessBeyondTheData) {
   for (const char* src : {"{{ messages.append(1) }}", "{{ d.update({'a': 1}) }}",
                           "{{ d.pop('a') }}", "{{ messages.pop() }}"}) {

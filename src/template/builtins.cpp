@@ -268,7 +268,7 @@ std::string py_format(const std::string& f, const call_args& a) {
         v = auto_i < a.positional.size() ? &a.positional[auto_i] : nullptr;
         ++auto_i;
       } else if (std::isdigit(static_cast<unsigned char>(key[0])) != 0) {
-        const auto k = static_cast<std::size_t>(std::stoul(key));
+        const auto k = static_cast<std::size_t>(std::strtoull(key.c_str(), nullptr, 10));
         v = k < a.positional.size() ? &a.positional[k] : nullptr;
       } else {
         v = a.kw(key);
@@ -513,7 +513,9 @@ value attribute_path(const value& item, const value& attr) {
     const bool digits = !part.empty() && std::all_of(part.begin(), part.end(), [](char c) {
       return std::isdigit(static_cast<unsigned char>(c)) != 0;
     });
-    v = get_item(v, digits ? value(static_cast<std::int64_t>(std::stoll(part))) : value(part));
+    v = get_item(v, digits
+                        ? value(static_cast<std::int64_t>(std::strtoll(part.c_str(), nullptr, 10)))
+                        : value(part));
     if (dot == std::string::npos) break;
     b = dot + 1;
   }
@@ -661,7 +663,7 @@ value f_tojson(interpreter&, const value& v, call& a) {
 value f_int(interpreter&, const value& v, call& a) {
   value def = opt(a, 0, "default", value(0));
   if (v.is_int() || v.is_bool()) return value(v.as_int());
-  if (v.is_float()) return value(static_cast<std::int64_t>(v.as_double()));
+  if (v.is_float()) return value(float_to_int(v.as_double()));
   if (v.is_string()) {
     const std::string s = py_strip(v.str(), nullptr, true, true);
     try {
@@ -669,7 +671,7 @@ value f_int(interpreter&, const value& v, call& a) {
       const long long x = std::stoll(s, &used, 10);
       if (used == s.size()) return value(static_cast<std::int64_t>(x));
       const double d = std::stod(s, &used);
-      if (used == s.size()) return value(static_cast<std::int64_t>(d));
+      if (used == s.size()) return value(float_to_int(d));
     } catch (...) {  // NOLINT(bugprone-empty-catch): not a number: the default
     }
   }
@@ -691,7 +693,10 @@ value f_float(interpreter&, const value& v, call& a) {
 }
 value f_abs(interpreter&, const value& v, call&) {
   if (v.is_float()) return value(std::fabs(v.as_double()));
-  if (v.is_int() || v.is_bool()) return value(static_cast<std::int64_t>(std::llabs(v.as_int())));
+  if (v.is_int() || v.is_bool()) {
+    const std::int64_t i = v.as_int();
+    return i == INT64_MIN ? value(-static_cast<double>(i)) : value(i < 0 ? -i : i);
+  }
   type_error("bad operand type for abs(): '" + std::string(type_name(v)) + "'");
 }
 value f_round(interpreter&, const value& v, call& a) {

@@ -54,6 +54,8 @@ result<chat_template> chat_template::compile(std::string_view source) {
     return from(e);
   } catch (const std::bad_alloc&) {
     return make_error(error_code::internal, "out of memory compiling the template");
+  } catch (const std::exception& e) {  // a bug: say so rather than abort
+    return make_error(error_code::internal, std::string("compiling the template: ") + e.what());
   }
 }
 
@@ -70,6 +72,8 @@ result<std::string> run(const tmpl::program& p, const tmpl::frame& globals,
     return from(e);
   } catch (const std::bad_alloc&) {
     return make_error(error_code::internal, "out of memory rendering the template");
+  } catch (const std::exception& e) {  // a bug: say so rather than abort
+    return make_error(error_code::internal, std::string("rendering the template: ") + e.what());
   }
   return out;
 }

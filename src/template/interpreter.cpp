@@ -298,9 +298,9 @@ value percent_format(const std::string& fmt, const value& args) {
       if (c == 'f') {
         std::snprintf(buf, sizeof buf, f.c_str(), v.as_double());
       } else {
-        std::snprintf(buf, sizeof buf, f.c_str(),
-                      static_cast<long long>(v.is_float() ? static_cast<std::int64_t>(v.as_double())
-                                                          : v.as_int()));
+        std::snprintf(
+            buf, sizeof buf, f.c_str(),
+            static_cast<long long>(v.is_float() ? float_to_int(v.as_double()) : v.as_int()));
       }
       out += buf;
     } else {
@@ -513,6 +513,7 @@ value unary_expr::eval(interpreter& in) const {
   }
   if (!negative) return v.is_bool() ? value(v.as_int()) : v;
   if (v.is_float()) return value(-v.as_double());
+  if (v.as_int() == INT64_MIN) return value(-static_cast<double>(v.as_int()));
   return value(-v.as_int());
 }
 

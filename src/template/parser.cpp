@@ -1,6 +1,7 @@
 // The template parser: Jinja2's grammar (jinja2/parser.py's precedence and statements).
 #include <algorithm>
 #include <charconv>
+#include <cstdlib>
 #include <initializer_list>
 
 #include "template/ast.hpp"
@@ -108,6 +109,7 @@ class parser {
 
   node_ptr statement() {
     const std::size_t at = cur().pos;
+    const nest guard(*this, at);
     const std::string name = cur().text;
     ++i_;
     node_ptr n;
@@ -343,7 +345,9 @@ class parser {
   expr_ptr expression() {
     const std::size_t at = cur().pos;
     expr_ptr e = or_expr();
+    chain ch(*this);
     while (skip_name("if")) {
+      ch.link(at);
       auto c = make<cond_expr>(at);
       c->then = std::move(e);
       c->cond = or_expr();
@@ -359,7 +363,9 @@ class parser {
 
   expr_ptr or_expr() {
     expr_ptr l = and_expr();
+    chain ch(*this);
     while (is_name("or")) {
+      ch.link(cur().pos);
       auto n = make<logic_expr>(cur().pos);
       ++i_;
       n->l = std::move(l);
@@ -371,7 +377,9 @@ class parser {
 
   expr_ptr and_expr() {
     expr_ptr l = not_expr_();
+    chain ch(*this);
     while (is_name("and")) {
+      ch.link(cur().pos);
       auto n = make<logic_expr>(cur().pos);
       ++i_;
       n->is_and = true;
@@ -384,6 +392,7 @@ class parser {
 
   expr_ptr not_expr_() {
     if (is_name("not")) {
+      const nest guard(*this, cur().pos);
       auto n = make<not_expr>(cur().pos);
       ++i_;
       n->e = not_expr_();
@@ -424,8 +433,10 @@ class parser {
 
   expr_ptr binary(expr_ptr (parser::*next)(), std::initializer_list<std::string_view> ops) {
     expr_ptr l = (this->*next)();
+    chain ch(*this);
     for (;;) {
       if (cur().kind != tok::op) return l;
+      ch.link(cur().pos);
       const auto it = std::find(ops.begin(), ops.end(), cur().text);
       if (it == ops.end()) return l;
       auto n = make<binary_expr>(cur().pos);
@@ -443,6 +454,7 @@ class parser {
   expr_ptr unary_with_filter() { return unary(true); }
 
   expr_ptr unary(bool with_filter) {
+    const nest guard(*this, cur().pos);
     expr_ptr e;
     if (is_op("-") || is_op("+")) {
       auto n = make<unary_expr>(cur().pos);
@@ -479,12 +491,13 @@ class parser {
       ++i_;
       std::int64_t v = 0;
       const auto r = std::from_chars(t.text.data(), t.text.data() + t.text.size(), v);
-      if (r.ec != std::errc()) return lit(t.pos, value(std::stod(t.text)));
+      if (r.ec != std::errc())
+        return lit(t.pos, value(std::strtod(t.text.c_str(), nullptr)));  // as Python: a float
       return lit(t.pos, value(v));
     }
     if (t.kind == tok::number) {
       ++i_;
-      return lit(t.pos, value(std::stod(t.text)));
+      return lit(t.pos, value(std::strtod(t.text.c_str(), nullptr)));  // overflow: inf
     }
     if (skip_op("(")) {
       if (skip_op(")")) {  // the empty tuple
@@ -546,15 +559,19 @@ class parser {
   }
 
   expr_ptr postfix(expr_ptr e) {
+    chain ch(*this);
     for (;;) {
       const std::size_t at = cur().pos;
+      ch.link(at);
       if (skip_op(".")) {
         auto n = make<attr_expr>(at);
         n->obj = std::move(e);
         if (cur().kind == tok::integer) {  // x.0 is x[0]
           auto item = make<item_expr>(at);
           item->obj = std::move(n->obj);
-          item->index = lit(at, value(static_cast<std::int64_t>(std::stoll(t_[i_++].text))));
+          item->index = lit(
+              at,
+              value(static_cast<std::int64_t>(std::strtoll(t_[i_++].text.c_str(), nullptr, 10))));
           e = std::move(item);
           continue;
         }
@@ -614,7 +631,9 @@ class parser {
   }
 
   expr_ptr filter_tail(expr_ptr e) {
+    chain ch(*this);
     for (;;) {
+      ch.link(cur().pos);
       if (skip_op("|")) {
         e = filter_call(std::move(e));
       } else if (is_name("is")) {
@@ -651,6 +670,36 @@ class parser {
   std::vector<token> t_;
   std::size_t i_ = 0;
   std::size_t loops_ = 0;
+  // Nesting of expressions and statements: parsing, evaluating and freeing a template
+  // recurse on it, so it is bounded (Jinja2 stops at Python's recursion limit).
+  static constexpr std::size_t kMaxNesting = 200;
+  std::size_t nesting_ = 0;
+  struct nest {
+    parser& p;
+    nest(parser& q, std::size_t pos) : p(q) {
+      if (++p.nesting_ > kMaxNesting) {
+        p.error(pos, "nested deeper than " + std::to_string(kMaxNesting) + " levels");
+      }
+    }
+    ~nest() { --p.nesting_; }
+    nest(const nest&) = delete;
+    nest& operator=(const nest&) = delete;
+  };
+  // A chain (a + b + c, x.y.z, v|f|g) nests its tree one level a link: counted the same way.
+  struct chain {
+    parser& p;
+    std::size_t links = 0;
+    explicit chain(parser& q) : p(q) {}
+    void link(std::size_t pos) {
+      ++links;
+      if (++p.nesting_ > kMaxNesting) {
+        p.error(pos, "nested deeper than " + std::to_string(kMaxNesting) + " levels");
+      }
+    }
+    ~chain() { p.nesting_ -= links; }
+    chain(const chain&) = delete;
+    chain& operator=(const chain&) = delete;
+  };
   // Inside an if's body or a conditional expression's branches (and not in a loop or macro
   // within them): there Jinja2 fails on an unknown filter or test only when it runs.
   std::size_t conditional_ = 0;

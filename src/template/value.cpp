@@ -520,6 +520,14 @@ value from_json(const json& j) {
   }
 }
 
+std::int64_t float_to_int(double d) {
+  if (std::isnan(d)) fail(error_code::template_type, "cannot convert float NaN to integer");
+  if (std::isinf(d)) fail(error_code::template_type, "cannot convert float infinity to integer");
+  if (d >= 9.2233720368547758e18) return INT64_MAX;
+  if (d <= -9.2233720368547758e18) return INT64_MIN;
+  return static_cast<std::int64_t>(d);
+}
+
 value make_tuple(list items) {
   value v(std::move(items));
   v.tuple = true;

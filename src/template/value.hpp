@@ -25,6 +25,8 @@ struct object;
 using list_ptr = std::shared_ptr<const list>;
 using dict_ptr = std::shared_ptr<const dict>;
 using object_ptr = std::shared_ptr<object>;
+/// Strings are shared: a lookup or a copy of a value never copies text.
+using str_ptr = std::shared_ptr<const std::string>;
 
 /// Jinja2's Undefined, remembering the name that was looked up (for error messages).
 struct undefined_t {
@@ -34,7 +36,7 @@ struct none_t {};
 
 /// One value. Strings are UTF-8; their Python length and indices count code points.
 struct value {
-  std::variant<undefined_t, none_t, bool, std::int64_t, double, std::string, list_ptr, dict_ptr,
+  std::variant<undefined_t, none_t, bool, std::int64_t, double, str_ptr, list_ptr, dict_ptr,
                object_ptr>
       v;
   /// A string that is Jinja2 Markup (from |safe, |escape): `+` with a plain str escapes the
@@ -49,13 +51,13 @@ struct value {
   value(std::int64_t i) : v(i) {}                    // NOLINT(google-explicit-constructor)
   value(int i) : v(static_cast<std::int64_t>(i)) {}  // NOLINT(google-explicit-constructor)
   value(double d) : v(d) {}                          // NOLINT(google-explicit-constructor)
-  value(std::string s) : v(std::move(s)) {}          // NOLINT(google-explicit-constructor)
-  value(std::string_view s) : v(std::string(s)) {}   // NOLINT(google-explicit-constructor)
-  value(const char* s) : v(std::string(s)) {}        // NOLINT(google-explicit-constructor)
-  value(list l) : v(std::make_shared<const list>(std::move(l))) {}  // NOLINT
-  value(list_ptr l) : v(std::move(l)) {}                            // NOLINT
-  value(dict_ptr d) : v(std::move(d)) {}                            // NOLINT
-  value(object_ptr o) : v(std::move(o)) {}                          // NOLINT
+  value(std::string s) : v(std::make_shared<const std::string>(std::move(s))) {}  // NOLINT
+  value(std::string_view s) : v(std::make_shared<const std::string>(s)) {}        // NOLINT
+  value(const char* s) : v(std::make_shared<const std::string>(s)) {}             // NOLINT
+  value(list l) : v(std::make_shared<const list>(std::move(l))) {}                // NOLINT
+  value(list_ptr l) : v(std::move(l)) {}                                          // NOLINT
+  value(dict_ptr d) : v(std::move(d)) {}                                          // NOLINT
+  value(object_ptr o) : v(std::move(o)) {}                                        // NOLINT
   static value undefined(std::string name = {}) {
     value x;
     x.v = undefined_t{std::move(name)};
@@ -73,7 +75,7 @@ struct value {
   [[nodiscard]] bool is_dict() const noexcept { return v.index() == 7; }
   [[nodiscard]] bool is_object() const noexcept { return v.index() == 8; }
 
-  [[nodiscard]] const std::string& str() const { return std::get<std::string>(v); }
+  [[nodiscard]] const std::string& str() const { return *std::get<str_ptr>(v); }
   [[nodiscard]] const list& items() const { return *std::get<list_ptr>(v); }
   [[nodiscard]] const dict& map() const { return *std::get<dict_ptr>(v); }
   [[nodiscard]] const object_ptr& obj() const { return std::get<object_ptr>(v); }
@@ -168,6 +170,10 @@ struct dumps_options {
   bool ensure_ascii = false;  ///< non-ASCII as \uXXXX escapes
 };
 void dumps(const value& x, const dumps_options& o, std::string& out);
+
+/// int(d) as Python computes it for a float that fits (TypeError for inf and nan; a value
+/// beyond 64 bits is clamped: Python's integers have no bound, ocml's do).
+[[nodiscard]] std::int64_t float_to_int(double d);
 
 /// The template value of a JSON value (objects keep their key order).
 [[nodiscard]] value from_json(const json& j);
