@@ -4,7 +4,7 @@
 set -euo pipefail
 pkgs=(build-essential cmake g++ pkg-config
       nlohmann-json3-dev libyaml-cpp-dev libcli11-dev libsimdjson-dev
-      libcpp-httplib-dev libvalijson-dev libicu-dev libmimalloc-dev)
+      libcpp-httplib-dev libvalijson-dev libicu-dev libmimalloc-dev libpcre2-dev)
 if [[ ${1:-} == --dev ]]; then
   pkgs+=(libgtest-dev libgmock-dev libbenchmark-dev clang-format python3-jinja2
          clang-14 clang-tidy libclang-rt-14-dev valgrind)

@@ -45,10 +45,13 @@ enum class error_code : std::uint8_t {
   template_undefined,  ///< E-TEMPLATE-UNDEFINED: an undefined value used where Jinja2 raises.
   template_type,       ///< E-TEMPLATE-TYPE: an operation Python refuses (TypeError…).
   template_security,   ///< E-TEMPLATE-SECURITY: what the immutable sandbox forbids.
+  response_template,   ///< E-RESPONSE-TEMPLATE: a response template is invalid.
+  response_content,    ///< E-RESPONSE-CONTENT: a region's text fails its content type.
+  response_missing,    ///< E-RESPONSE-MISSING: a required (`optional: false`) field is absent.
 };
 
 /// Number of values in error_code (for tables and tests).
-inline constexpr std::size_t error_code_count = 31;
+inline constexpr std::size_t error_code_count = 34;
 
 /// The stable `E-...` spelling of a code, e.g. "E-PARSE-HEADER".
 ///

@@ -43,6 +43,9 @@ constexpr std::array<error_entry, error_code_count> kErrors = {{
     {"E-TEMPLATE-UNDEFINED", "the chat template used an undefined value"},
     {"E-TEMPLATE-TYPE", "the chat template made an invalid operation"},
     {"E-TEMPLATE-SECURITY", "the chat template did what the sandbox forbids"},
+    {"E-RESPONSE-TEMPLATE", "the response template is invalid"},
+    {"E-RESPONSE-CONTENT", "a region's text does not parse as its content type"},
+    {"E-RESPONSE-MISSING", "a required field of the response template is missing"},
 }};
 }  // namespace
 

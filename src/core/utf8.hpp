@@ -63,6 +63,49 @@ inline void append_utf8(std::string& out, unsigned long cp) {
   }
 }
 
+/// Decodes the code point at `s[i]` and moves `i` past it; a byte that cannot begin a
+/// sequence, or a sequence cut short by the end, reads as that one byte.
+///
+///   std::size_t i = 0; decode_utf8("\xe6\x97\xa5", i) == 0x65E5 && i == 3
+[[nodiscard]] inline char32_t decode_utf8(std::string_view s, std::size_t& i) noexcept {
+  const auto b = static_cast<unsigned char>(s[i]);
+  std::size_t n = b < 0x80 ? 1 : b < 0xE0 ? 2 : b < 0xF0 ? 3 : 4;
+  if ((b >= 0x80 && b < 0xC0) || i + n > s.size()) n = 1;
+  char32_t c = n == 1 ? b : n == 2 ? b & 0x1F : n == 3 ? b & 0x0F : b & 0x07;
+  for (std::size_t k = 1; k < n; ++k) c = (c << 6) | (static_cast<unsigned char>(s[i + k]) & 0x3F);
+  i += n;
+  return c;
+}
+
+/// Python's str.isspace for one character.
+[[nodiscard]] inline bool py_isspace(char32_t c) noexcept {
+  return (c >= 0x09 && c <= 0x0D) || (c >= 0x1C && c <= 0x20) || c == 0x85 || c == 0xA0 ||
+         c == 0x1680 || (c >= 0x2000 && c <= 0x200A) || c == 0x2028 || c == 0x2029 || c == 0x202F ||
+         c == 0x205F || c == 0x3000;
+}
+
+/// `s` without the white space Python's str.strip() removes (only the ends are decoded).
+///
+///   py_strip_ws(" a b\u3000") == "a b"
+[[nodiscard]] inline std::string_view py_strip_ws(std::string_view s, bool left = true,
+                                                  bool right = true) noexcept {
+  std::size_t b = 0;
+  std::size_t e = s.size();
+  while (left && b < e) {
+    std::size_t i = b;
+    if (!py_isspace(decode_utf8(s, i))) break;
+    b = i;
+  }
+  while (right && e > b) {
+    std::size_t k = e - 1;
+    while (k > b && (static_cast<unsigned char>(s[k]) & 0xC0) == 0x80) --k;
+    std::size_t i = k;
+    if (!py_isspace(decode_utf8(s, i)) || i != e) break;
+    e = k;
+  }
+  return s.substr(b, e - b);
+}
+
 /// Validates a byte stream piece by piece; sequences split across pieces are handled.
 class utf8_stream {
  public:

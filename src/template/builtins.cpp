@@ -9,6 +9,7 @@
 #include <cmath>
 #include <ctime>
 
+#include "core/utf8.hpp"
 #include "template/interpreter.hpp"
 
 namespace ocml::tmpl {
@@ -41,22 +42,10 @@ const std::string& need_str(const value& v, std::string_view what) {
   return v.str();
 }
 
-char32_t decode(std::string_view s, std::size_t& i) {
-  const auto b = static_cast<unsigned char>(s[i]);
-  std::size_t n = b < 0x80 ? 1 : b < 0xE0 ? 2 : b < 0xF0 ? 3 : 4;
-  if ((b >= 0x80 && b < 0xC0) || i + n > s.size()) n = 1;
-  char32_t c = n == 1 ? b : n == 2 ? b & 0x1F : n == 3 ? b & 0x0F : b & 0x07;
-  for (std::size_t k = 1; k < n; ++k) c = (c << 6) | (static_cast<unsigned char>(s[i + k]) & 0x3F);
-  i += n;
-  return c;
-}
-
-// Python's str.isspace for one character.
-bool py_space(char32_t c) {
-  return (c >= 0x09 && c <= 0x0D) || (c >= 0x1C && c <= 0x20) || c == 0x85 || c == 0xA0 ||
-         c == 0x1680 || (c >= 0x2000 && c <= 0x200A) || c == 0x2028 || c == 0x2029 || c == 0x202F ||
-         c == 0x205F || c == 0x3000;
-}
+using detail::decode_utf8;
+using detail::py_isspace;
+constexpr auto decode = decode_utf8;
+constexpr auto py_space = py_isspace;
 
 // strip/lstrip/rstrip: `chars` none means white space. Only the stripped ends are decoded.
 std::string py_strip(std::string_view s, const value* chars, bool left, bool right) {

@@ -1,6 +1,8 @@
 // Python's semantics for template values: truth, equality, order, str(), repr(), json.dumps.
 #include "template/value.hpp"
 
+#include "core/utf8.hpp"
+
 #include <unicode/uchar.h>
 
 #include <algorithm>
@@ -205,16 +207,7 @@ std::string float_str(double d) {
 }
 
 // Decodes the code point at s[i] (valid UTF-8 assumed; a bad byte is taken as itself).
-char32_t next_cp(std::string_view s, std::size_t& i) {
-  const auto b = static_cast<unsigned char>(s[i]);
-  std::size_t n = b < 0x80 ? 1 : b < 0xE0 ? 2 : b < 0xF0 ? 3 : 4;
-  if (b >= 0x80 && b < 0xC0) n = 1;
-  if (i + n > s.size()) n = 1;
-  char32_t c = n == 1 ? b : n == 2 ? b & 0x1F : n == 3 ? b & 0x0F : b & 0x07;
-  for (std::size_t k = 1; k < n; ++k) c = (c << 6) | (static_cast<unsigned char>(s[i + k]) & 0x3F);
-  i += n;
-  return c;
-}
+constexpr auto next_cp = detail::decode_utf8;
 
 // Python's str.isprintable for one character.
 bool printable(char32_t c) {

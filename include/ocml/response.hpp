@@ -1,0 +1,144 @@
+// ocml/response.hpp - a model's own response template: the declarative spec that turns what
+// the model generated back into a message (`thinking`, `content`, `tool_calls`…), executed
+// as Hugging Face transformers' `parse_response` / `ResponseParser` execute it, streaming.
+//
+//   auto t = ocml::response_template::from_text(R"({
+//     "defaults": {"role": "assistant"}, "start_anchor": "<|im_start|>assistant\n",
+//     "fields": {"thinking": {"open": "<think>", "close": "</think>"},
+//                "content": {"close": "<|im_end|>"}}})");
+//   auto msg = ocml::parse_response(*t, "<think>hm</think>Hi!<|im_end|>");
+//   // *msg == {"role": "assistant", "thinking": "hm", "content": "Hi!"}
+//
+// Streaming: a response_parser takes the generation piece by piece and reports events
+// (region_open, region_chunk, region_close, and the markup between regions) with the byte
+// span each consumed; the spans tile prefix + generation, and how the generation is chunked
+// never changes an event's text, span or value (only how chunks are cut).
+//
+//   ocml::response_parser p(*t, {.prefix = prompt}, [](const ocml::response_event& e) {
+//     if (e.kind == ocml::response_event_kind::region_chunk) std::cout << e.text;
+//   });
+//   for (auto piece : engine_stream) p.push(piece);
+//   ocml::result<ocml::json> message = p.finish();
+//
+// A loaded template is immutable: run any number of parsers on it from any number of threads.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ocml/decoder.hpp"
+#include "ocml/error.hpp"
+#include "ocml/model.hpp"
+
+namespace ocml {
+
+namespace resp {
+struct spec;
+class executor;
+}  // namespace resp
+
+/// A compiled response template (the `response_template` of a tokenizer_config.json).
+class response_template {
+ public:
+  /// Loads a spec: `{"defaults", "start_anchor" | "start_anchor_pattern", "fields"}`, or a
+  /// tokenizer_config.json that holds one under "response_template". Errors:
+  /// E-RESPONSE-TEMPLATE (an unknown key, a bad pattern, two implicit fields…).
+  ///
+  ///   auto t = ocml::response_template::from_json(spec_json);
+  [[nodiscard]] static result<response_template> from_json(const json& spec);
+  /// The same from JSON text.
+  [[nodiscard]] static result<response_template> from_text(std::string_view json_text);
+  /// The same from a file (a spec or a tokenizer_config.json).
+  [[nodiscard]] static result<response_template> from_file(const std::string& path);
+
+  /// The field names, in the spec's order.
+  [[nodiscard]] std::vector<std::string> fields() const;
+
+ private:
+  friend class response_parser;
+  std::shared_ptr<const resp::spec> spec_;
+};
+
+/// What a response event reports.
+enum class response_event_kind : std::uint8_t {
+  history,       ///< Prefix bytes up to the last start anchor (earlier turns), dropped.
+  structure,     ///< A delimiter that opened or closed a region (`text`).
+  region_open,   ///< A region starts (`field`).
+  region_chunk,  ///< Bytes of the open region's body (`text`, `dirty`).
+  region_close,  ///< The region ended; `value` is its parsed, transformed value.
+  unclaimed,     ///< Bytes outside every region (the template has no implicit field).
+  diagnostic,    ///< An error or a warning (`diag`).
+};
+
+/// "history", "structure", "region_open", "region_chunk", "region_close", "unclaimed",
+/// "diagnostic".
+[[nodiscard]] std::string_view response_event_name(response_event_kind k) noexcept;
+
+/// One event. Views and pointers are valid only during the callback.
+struct response_event {
+  response_event_kind kind = response_event_kind::region_chunk;
+  /// Bytes consumed, as offsets into prefix + generation (the generation's first byte is at
+  /// prefix.size()). Empty for region_open, region_close and diagnostics.
+  byte_span span;
+  std::string_view field;
+  std::string_view text;
+  /// region_chunk: the field's content is structured (json, xml-inline, kv-lines), so the
+  /// raw text is not yet the value.
+  bool dirty = false;
+  const json* value = nullptr;
+  const ocml::diagnostic* diag = nullptr;
+  /// The event came from reading the prefix (transformers' `initial_events`).
+  bool from_prefix = false;
+};
+
+/// How a response parser reads.
+struct response_parser_options {
+  /// The prompt the generation continues (its text after the last start anchor is read
+  /// first, so regions a template opened, such as `<think>`, are seen).
+  std::string_view prefix;
+  /// The request's tools (OpenAI form, a JSON array): string arguments of a call to one of
+  /// them are cast to the types its JSON Schema declares as each region closes.
+  const json* tools = nullptr;
+  /// Lenient mode keeps going where transformers raises (a body that is not valid JSON, a
+  /// required field missing…): the raw text stands in and a warning says so. Strict mode
+  /// (the default, as transformers) fails with the error.
+  bool lenient = false;
+};
+
+/// The streaming executor of a response template.
+class response_parser {
+ public:
+  using sink = std::function<void(const response_event&)>;
+  /// Reads `options.prefix` at once; its events reach `on_event` with from_prefix set.
+  response_parser(const response_template& t, const response_parser_options& options,
+                  sink on_event);
+  ~response_parser();
+  response_parser(response_parser&&) noexcept;
+  response_parser& operator=(response_parser&&) noexcept;
+  response_parser(const response_parser&) = delete;
+  response_parser& operator=(const response_parser&) = delete;
+
+  /// Feeds the next piece of generated text.
+  void push(std::string_view piece);
+  /// Ends the generation: closes the open region and returns the message, or the first
+  /// error (E-RESPONSE-CONTENT, E-RESPONSE-MISSING, E-LIMIT-EXCEEDED) in strict mode.
+  [[nodiscard]] result<json> finish();
+  /// Diagnostics so far (warnings, and errors).
+  [[nodiscard]] const std::vector<ocml::diagnostic>& diagnostics() const noexcept;
+
+ private:
+  std::unique_ptr<resp::executor> x_;
+};
+
+/// One-shot parse: a parser fed `generation` whole.
+///
+///   auto msg = ocml::parse_response(t, output_text, {.prefix = prompt_text});
+[[nodiscard]] result<json> parse_response(const response_template& t, std::string_view generation,
+                                          const response_parser_options& options = {});
+
+}  // namespace ocml

@@ -1,0 +1,38 @@
+// A region's body to its value: the content parsers, the transform and tool-schema typing.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "ocml/model.hpp"
+#include "response/spec.hpp"
+
+namespace ocml::resp {
+
+using captures = std::vector<std::pair<std::string, std::string>>;
+
+/// Parses `body` as `c` says. False (with `err`) where transformers raises.
+[[nodiscard]] bool parse_content(std::string_view body, const content_spec& c, json& out,
+                                 std::string& err);
+
+/// Reshapes `content` with the field's transform (a no-op without one).
+[[nodiscard]] bool apply_transform(const field_spec& f, const captures& caps, json content,
+                                   json& out, std::string& err);
+
+/// The request's tools: name → the `properties` of its parameters schema.
+using tool_params = std::unordered_map<std::string, json>;
+[[nodiscard]] tool_params read_tools(const json& tools);
+
+/// Casts the string arguments of a call (or of each call of a list) to the types the tool's
+/// schema declares, as transformers does.
+void coerce_tool_calls(json& value, const tool_params& tools);
+
+/// Python's int(s) for base 10 (white space, sign, underscores between digits).
+[[nodiscard]] bool py_int(std::string_view s, json& out);
+/// Python's float(s): "1.5", "1e3", "inf", "nan", underscores between digits.
+[[nodiscard]] bool py_float(std::string_view s, double& out);
+
+}  // namespace ocml::resp

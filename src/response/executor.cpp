@@ -1,0 +1,401 @@
+// The response-template executor. The scan follows transformers' ResponseParser: the open
+// explicit region watches only its own close; otherwise every open and the implicit field's
+// close are watched; the earliest committable delimiter wins (longest on a tie, opens before
+// closes); bytes from the first pending (partial) delimiter on are held back.
+#include "response/executor.hpp"
+
+#include <algorithm>
+
+#include "core/utf8.hpp"
+
+namespace ocml::resp {
+
+namespace {
+
+bool nonempty(const json& v) {
+  if (v.is_null()) return false;
+  if (v.is_string()) return !v.get_ref<const std::string&>().empty();
+  if (v.is_array() || v.is_object()) return !v.empty();
+  return true;
+}
+
+// The length of `s` without a UTF-8 sequence the end cut short.
+std::size_t complete_utf8(std::string_view s) {
+  const std::size_t n = s.size();
+  for (std::size_t back = 1; back <= 3 && back <= n; ++back) {
+    const auto b = static_cast<unsigned char>(s[n - back]);
+    if ((b & 0xC0) == 0x80) continue;  // a continuation byte: look further back
+    const std::size_t need = b >= 0xF0 ? 4 : b >= 0xE0 ? 3 : b >= 0xC0 ? 2 : 1;
+    return need > back ? n - back : n;
+  }
+  return n;
+}
+
+// Leftmost literal at or after `from` (the longest on a tie: `lits` is longest first).
+std::pair<std::size_t, std::size_t> find_literal(std::string_view hay, std::size_t from,
+                                                 const std::vector<std::string>& lits) {
+  std::size_t best = std::string_view::npos;
+  std::size_t len = 0;
+  for (const auto& lit : lits) {
+    const std::size_t p = hay.find(lit, from);
+    if (p < best) {
+      best = p;
+      len = lit.size();
+    }
+  }
+  return {best, len};
+}
+
+}  // namespace
+
+executor::executor(std::shared_ptr<const spec> s, const response_parser_options& o,
+                   response_parser::sink sink)
+    : spec_(std::move(s)), sink_(std::move(sink)), lenient_(o.lenient) {
+  if (o.tools != nullptr) {
+    tools_ = read_tools(*o.tools);
+    has_tools_ = !tools_.empty();
+  }
+  output_ = spec_->defaults;
+  current_ = spec_->implicit;
+  cache_.resize(spec_->fields.size() * 2);
+  read_prefix(o.prefix);
+}
+
+void executor::emit(response_event& e) {
+  e.from_prefix = from_prefix_;
+  if (sink_) sink_(e);
+}
+
+void executor::report(error_code code, std::size_t offset, detail::position at, std::string message,
+                      bool always_warning) {
+  diagnostic d;
+  d.code = code;
+  d.level = lenient_ || always_warning ? severity::warning : severity::error;
+  d.offset = offset;
+  d.line = at.line;
+  d.column = at.column;
+  d.message = std::move(message);
+  diags_.push_back(d);
+  if (d.level == severity::error && !first_error_) first_error_ = d;
+  response_event e;
+  e.kind = response_event_kind::diagnostic;
+  e.span = {offset, offset};
+  e.diag = &diags_.back();
+  emit(e);
+}
+
+void executor::read_prefix(std::string_view prefix) {
+  from_prefix_ = true;
+  std::size_t cut = 0;
+  bool anchored = false;
+  const delimiter& a = spec_->anchor;
+  if (!a.lits.empty()) {
+    for (std::size_t at = 0;;) {
+      const auto [p, len] = find_literal(prefix, at, a.lits);
+      if (p == std::string_view::npos) break;
+      cut = at = p + len;
+      anchored = true;
+    }
+  } else if (a.re != nullptr) {
+    regex_match m;
+    for (std::size_t at = 0; at <= prefix.size();) {
+      if (a.re->search(prefix, at, false, m) != search_status::found) break;
+      cut = m.end;
+      anchored = true;
+      at = m.end > m.start ? m.end : m.end + 1;
+    }
+  }
+  buf_.assign(prefix);
+  if (!prefix.empty() && !a.none() && !anchored) {
+    report(error_code::response_template, 0, lc_,
+           "the start anchor is not in the prefix: the whole prefix is read", true);
+  }
+  if (cut > 0) {
+    response_event e;
+    e.kind = response_event_kind::history;
+    e.span = {0, cut};
+    e.text = bytes(0, cut);
+    emit(e);
+    lc_ = detail::advance(lc_, e.text);
+    pos_ = cut;
+  }
+  process(false);
+  buf_.erase(0, pos_ - base_);
+  base_ = pos_;
+  from_prefix_ = false;
+}
+
+const executor::found& executor::search(std::size_t slot, const delimiter& d, bool eos) {
+  found& f = cache_[slot];
+  const std::size_t end = base_ + buf_.size();
+  if (f.valid && f.eos == eos && f.until == end && f.from <= pos_ && (!f.any || f.start >= pos_)) {
+    return f;
+  }
+  f = found{};
+  f.valid = true;
+  f.from = pos_;
+  f.until = end;
+  f.eos = eos;
+  const std::string_view hay = buf_;
+  const std::size_t from = pos_ - base_;
+  if (d.eos) {
+    f.any = true;
+    f.start = f.end = end;
+    f.pending = !eos;
+    return f;
+  }
+  if (!d.lits.empty()) {
+    const auto [best, len] = find_literal(hay, from, d.lits);
+    std::size_t part = std::string_view::npos;
+    if (!eos) {
+      for (const auto& lit : d.lits) {
+        const std::size_t lo = hay.size() >= lit.size() ? hay.size() - lit.size() + 1 : 0;
+        for (std::size_t s = std::max(lo, from); s < hay.size() && s < part; ++s) {
+          if (std::string_view(lit).starts_with(hay.substr(s))) {
+            part = s;
+            break;
+          }
+        }
+      }
+    }
+    if (part != std::string_view::npos && (best == std::string_view::npos || part <= best)) {
+      f.any = f.pending = true;
+      f.start = base_ + part;
+      f.end = end;
+    } else if (best != std::string_view::npos) {
+      f.any = true;
+      f.start = base_ + best;
+      f.end = base_ + best + len;
+    }
+    return f;
+  }
+  // A pattern sees only whole characters: a sequence cut short at the end is held back.
+  const std::size_t lim = eos ? hay.size() : complete_utf8(hay);
+  regex_match m;
+  const search_status st =
+      lim < from ? search_status::none : d.re->search(hay.substr(0, lim), from, !eos, m);
+  if (st == search_status::limit) {
+    report(error_code::limit_exceeded, pos_, lc_,
+           "a delimiter pattern exceeded PCRE2's match limit; it is treated as not matching");
+    return f;
+  }
+  if (st == search_status::none) {
+    if (lim < hay.size()) {
+      f.any = f.pending = true;
+      f.start = base_ + std::max(lim, from);
+      f.end = end;
+    }
+    return f;
+  }
+  f.any = true;
+  f.start = base_ + m.start;
+  f.end = base_ + m.end;
+  f.pending = !eos && (m.partial || m.end == lim);
+  f.caps = std::move(m.groups);
+  return f;
+}
+
+void executor::accumulate(std::size_t from, std::size_t to) {
+  response_event e;
+  e.text = bytes(from, to);
+  e.span = {from, to};
+  if (current_ < 0) {
+    e.kind = response_event_kind::unclaimed;
+    emit(e);
+  } else {
+    const field_spec& f = spec_->fields[static_cast<std::size_t>(current_)];
+    if (!opened_) open_region(current_, {});  // the implicit field opens at its first byte
+    body_.append(e.text);
+    e.kind = response_event_kind::region_chunk;
+    e.field = f.name;
+    e.dirty = !f.content.streamable();
+    emit(e);
+  }
+  lc_ = detail::advance(lc_, bytes(from, to));
+  pos_ = to;
+}
+
+void executor::structure(std::size_t from, std::size_t to, int field) {
+  if (to > from) {
+    response_event e;
+    e.kind = response_event_kind::structure;
+    e.span = {from, to};
+    e.text = bytes(from, to);
+    e.field = spec_->fields[static_cast<std::size_t>(field)].name;
+    emit(e);
+    lc_ = detail::advance(lc_, e.text);
+  }
+  pos_ = to;
+}
+
+void executor::open_region(int field, captures caps) {
+  current_ = field;
+  caps_ = std::move(caps);
+  body_.clear();
+  opened_ = true;
+  body_at_ = pos_;
+  body_lc_ = lc_;
+  response_event e;
+  e.kind = response_event_kind::region_open;
+  e.span = {pos_, pos_};
+  e.field = spec_->fields[static_cast<std::size_t>(field)].name;
+  emit(e);
+}
+
+void executor::close_region() {
+  const auto reset = [this] {
+    current_ = spec_->implicit;
+    caps_.clear();
+    body_.clear();
+    opened_ = false;
+  };
+  if (current_ < 0 || !opened_) {
+    reset();
+    return;
+  }
+  const field_spec& f = spec_->fields[static_cast<std::size_t>(current_)];
+  json parsed;
+  json value;
+  std::string err;
+  if (!parse_content(body_, f.content, parsed, err)) {
+    report(error_code::response_content, body_at_, body_lc_,
+           "field '" + f.name + "': " + err + (lenient_ ? " (its text is kept as a string)" : ""));
+    parsed = std::string(detail::py_strip_ws(body_));
+  }
+  if (!apply_transform(f, caps_, std::move(parsed), value, err)) {
+    report(error_code::response_content, body_at_, body_lc_, "field '" + f.name + "': " + err);
+    value = std::string(detail::py_strip_ws(body_));
+  }
+  if (has_tools_) coerce_tool_calls(value, tools_);
+  auto it = output_.find(f.name);
+  if (f.join) {
+    if (!value.is_string()) {
+      report(error_code::response_content, body_at_, body_lc_,
+             "field '" + f.name + "': 'join' requires each match to parse to a string");
+      value = value.dump();
+    }
+    if (it == output_.end() || !it->is_string()) {
+      output_[f.name] = value;
+    } else {
+      *it = it->get<std::string>() + *f.join + value.get<std::string>();
+    }
+  } else if (f.repeats) {
+    if (it == output_.end() || !it->is_array()) output_[f.name] = json::array();
+    output_[f.name].push_back(value);
+  } else {
+    if (it != output_.end() && nonempty(*it) && *it != value) {
+      report(error_code::response_content, body_at_, body_lc_,
+             "field '" + f.name + "' matched again: its earlier value (" + it->dump() +
+                 ") is replaced, as transformers replaces it",
+             true);
+    }
+    output_[f.name] = value;
+  }
+  response_event e;
+  e.kind = response_event_kind::region_close;
+  e.span = {pos_, pos_};
+  e.field = f.name;
+  e.value = &value;
+  emit(e);
+  reset();
+}
+
+void executor::process(bool eos) {
+  const auto& fields = spec_->fields;
+  const std::size_t end = base_ + buf_.size();
+  for (;;) {
+    std::size_t hold = end;
+    const found* best = nullptr;
+    int best_field = -1;
+    bool best_open = false;
+    const auto consider = [&](int fi, bool open) {
+      const field_spec& fs = fields[static_cast<std::size_t>(fi)];
+      const found& f =
+          search(static_cast<std::size_t>(fi) * 2 + (open ? 0 : 1), open ? fs.open : fs.close, eos);
+      if (!f.any) return;
+      if (f.pending) {
+        hold = std::min(hold, f.start);
+        return;
+      }
+      // A zero-width close of the implicit field before it holds anything closes nothing.
+      if (!open && !opened_ && f.start == f.end && f.start == pos_) return;
+      if (best != nullptr) {
+        const std::size_t bl = best->end - best->start;
+        const std::size_t fl = f.end - f.start;
+        if (f.start != best->start) {
+          if (f.start > best->start) return;
+        } else if (fl != bl) {
+          if (fl < bl) return;
+        } else if (open != best_open) {
+          if (!open) return;
+        } else if (fs.name >= fields[static_cast<std::size_t>(best_field)].name) {
+          return;
+        }
+      }
+      best = &f;
+      best_field = fi;
+      best_open = open;
+    };
+    if (current_ >= 0 && current_ != spec_->implicit) {
+      if (!fields[static_cast<std::size_t>(current_)].close.none()) consider(current_, false);
+    } else {
+      for (std::size_t i = 0; i < fields.size(); ++i) {
+        if (!fields[i].implicit()) consider(static_cast<int>(i), true);
+      }
+      if (spec_->implicit >= 0 && !fields[static_cast<std::size_t>(spec_->implicit)].close.none()) {
+        consider(spec_->implicit, false);
+      }
+    }
+    if (best != nullptr && best->start >= hold) best = nullptr;
+    if (best != nullptr) {
+      const std::size_t s = best->start;
+      const std::size_t e = best->end;
+      captures caps = best->caps;
+      if (s > pos_) accumulate(pos_, s);
+      if (best_open) {
+        close_region();
+        structure(s, e, best_field);
+        open_region(best_field, std::move(caps));
+      } else {
+        structure(s, e, best_field);
+        close_region();
+      }
+      continue;
+    }
+    if (eos) {
+      if (pos_ < end) accumulate(pos_, end);
+      close_region();
+      break;
+    }
+    if (hold > pos_) accumulate(pos_, hold);
+    break;
+  }
+}
+
+void executor::push(std::string_view piece) {
+  if (finished_ || piece.empty()) return;
+  buf_.append(piece);
+  process(false);
+  buf_.erase(0, pos_ - base_);
+  base_ = pos_;
+}
+
+result<json> executor::finish() {
+  if (finished_) return make_error(error_code::internal, "response_parser: finish() called twice");
+  process(true);
+  finished_ = true;
+  for (const auto& f : spec_->fields) {
+    if (!f.optional && !output_.contains(f.name)) {
+      report(error_code::response_missing, pos_, lc_,
+             "required field '" + f.name + "' is missing from the parsed output");
+    }
+  }
+  json out = json::object();
+  for (auto& [k, v] : output_.items()) {
+    if (spec_->defaults.contains(k) || nonempty(v)) out[k] = std::move(v);
+  }
+  if (first_error_ && !lenient_) return *first_error_;
+  return out;
+}
+
+}  // namespace ocml::resp

@@ -1,0 +1,75 @@
+// The streaming executor: a buffer, the open region, and a scan over the delimiters the open
+// region watches, holding back bytes a delimiter may still claim.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/line_tracker.hpp"
+#include "ocml/response.hpp"
+#include "response/content.hpp"
+#include "response/spec.hpp"
+
+namespace ocml::resp {
+
+class executor {
+ public:
+  executor(std::shared_ptr<const spec> s, const response_parser_options& o,
+           response_parser::sink sink);
+  void push(std::string_view piece);
+  [[nodiscard]] result<json> finish();
+  [[nodiscard]] const std::vector<diagnostic>& diagnostics() const noexcept { return diags_; }
+
+ private:
+  // One search result of a delimiter, kept while the buffer is unchanged.
+  struct found {
+    bool valid = false;
+    std::size_t from = 0;   // absolute offset the search started at
+    std::size_t until = 0;  // absolute end of the buffer it saw
+    bool eos = false;
+    bool any = false;  // something matched (complete or partial)
+    bool pending = false;
+    std::size_t start = 0;  // absolute
+    std::size_t end = 0;    // absolute
+    captures caps;
+  };
+  const found& search(std::size_t slot, const delimiter& d, bool eos);
+  void process(bool eos);
+  void read_prefix(std::string_view prefix);
+  void accumulate(std::size_t from, std::size_t to);
+  void structure(std::size_t from, std::size_t to, int field);
+  void open_region(int field, captures caps);
+  void close_region();
+  void emit(response_event& e);
+  void report(error_code code, std::size_t offset, detail::position at, std::string message,
+              bool always_warning = false);
+  [[nodiscard]] std::string_view bytes(std::size_t from, std::size_t to) const {
+    return std::string_view(buf_).substr(from - base_, to - from);
+  }
+
+  std::shared_ptr<const spec> spec_;
+  response_parser::sink sink_;
+  bool lenient_ = false;
+  bool has_tools_ = false;
+  tool_params tools_;
+  std::string buf_;
+  std::size_t base_ = 0;  // absolute offset of buf_[0]
+  std::size_t pos_ = 0;   // absolute offset of the first byte not yet consumed
+  detail::position lc_;   // line:column of pos_
+  int current_ = -1;      // field index, or -1 (bytes go nowhere)
+  bool opened_ = false;
+  std::string body_;
+  std::size_t body_at_ = 0;
+  detail::position body_lc_;
+  captures caps_;
+  json output_;
+  bool from_prefix_ = false;
+  bool finished_ = false;
+  std::vector<found> cache_;  // one per (field, open|close)
+  std::vector<diagnostic> diags_;
+  std::optional<diagnostic> first_error_;
+};
+
+}  // namespace ocml::resp

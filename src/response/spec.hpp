@@ -1,0 +1,75 @@
+// A loaded response template: fields with their delimiters, content parsers and transforms.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "ocml/error.hpp"
+#include "ocml/model.hpp"
+#include "response/regex.hpp"
+
+namespace ocml::resp {
+
+/// What opens or closes a region: literals ("match any of these"), a pattern, or "eos".
+struct delimiter {
+  std::vector<std::string> lits;  // longest first
+  bool can_extend = false;        // one literal is a strict prefix of another
+  bool eos = false;               // the magic literal "eos": the end of the stream
+  std::shared_ptr<const regex> re;
+  [[nodiscard]] bool none() const noexcept { return lits.empty() && !eos && re == nullptr; }
+};
+
+enum class content_type : unsigned char { text, int_, float_, bool_, json, xml_inline, kv_lines };
+
+/// A content parser with its arguments, checked and compiled at load.
+struct content_spec {
+  content_type type = content_type::text;
+  bool strip = true;
+  // json
+  bool unquoted_keys = false;
+  bool allow_non_json = false;
+  std::vector<std::pair<std::string, std::string>> string_delims;
+  // xml-inline
+  std::shared_ptr<const regex> tag;
+  bool merge_duplicates = false;
+  // kv-lines
+  std::string line_sep = "\n";
+  std::string kv_sep = ":";
+  // xml-inline and kv-lines: the parser of each value
+  std::shared_ptr<const content_spec> value_parser;
+  /// Chunks of a text-like region are already part of its value (transformers' "dirty"
+  /// is the opposite).
+  [[nodiscard]] bool streamable() const noexcept {
+    return type == content_type::text || type == content_type::int_ ||
+           type == content_type::float_ || type == content_type::bool_;
+  }
+};
+
+struct field_spec {
+  std::string name;
+  delimiter open;
+  delimiter close;
+  content_spec content;
+  bool repeats = false;
+  bool optional = true;
+  bool transform_each = false;
+  std::optional<json> transform;
+  std::optional<std::string> join;
+  [[nodiscard]] bool implicit() const noexcept { return open.none(); }
+};
+
+struct spec {
+  json defaults = json::object();
+  std::vector<field_spec> fields;
+  int implicit = -1;  // index of the implicit field, or -1
+  delimiter anchor;
+};
+
+/// Loads and checks a spec object (not a tokenizer_config.json).
+[[nodiscard]] result<spec> load_spec(const json& j);
+
+}  // namespace ocml::resp
