@@ -33,6 +33,7 @@
 
 #include "ocml/decoder.hpp"
 #include "ocml/error.hpp"
+#include "ocml/events.hpp"
 #include "ocml/model.hpp"
 
 namespace ocml {
@@ -140,5 +141,42 @@ class response_parser {
 ///   auto msg = ocml::parse_response(t, output_text, {.prefix = prompt_text});
 [[nodiscard]] result<json> parse_response(const response_template& t, std::string_view generation,
                                           const response_parser_options& options = {});
+
+/// The message parse_response returned, in OpenAI chat form: `content`, `reasoning_content`
+/// (from `thinking`, `reasoning` or `reasoning_content`) and `tool_calls` with `id`s
+/// ("call_N" where the model gave none) and `arguments` as JSON text.
+///
+///   ocml::response_to_openai({{"role", "assistant"}, {"thinking", "hm"}, {"content", "Hi"}})
+///   // {"role": "assistant", "content": "Hi", "reasoning_content": "hm"}
+[[nodiscard]] json response_to_openai(const json& message);
+
+/// Turns response events into the deltas events.hpp's writers take (openai_chunk_writer
+/// writes OpenAI chunks): `content` chunks are text, `thinking` chunks reasoning, and each
+/// closed `tool_calls` value is a call (begin, its arguments whole, end). Text regions are
+/// streamed as their value will read: white space at a region's start is dropped, and white
+/// space is held until more text follows it (Python's strip), never splitting a character.
+///
+///   ocml::openai_chunk_writer out({}, print_line);
+///   ocml::response_projection proj([&](const ocml::delta& d) { out(d); });
+///   ocml::response_parser p(t, {}, [&](const ocml::response_event& e) { proj(e); });
+class response_projection {
+ public:
+  using sink = std::function<void(const delta&)>;
+  explicit response_projection(sink on_delta);
+  void operator()(const response_event& e);
+  /// `tool_calls` when a call was made, else `stop`.
+  [[nodiscard]] finish_reason natural_finish() const noexcept;
+
+ private:
+  void text(delta_kind k, std::string_view t, std::size_t offset);
+  void call(const json& value, std::size_t offset);
+  sink sink_;
+  bool begun_ = false;
+  bool started_ = false;  // the open region has written text
+  delta_kind kind_ = delta_kind::text;
+  std::string held_;  // white space (or a cut character) not yet sent
+  std::size_t held_at_ = 0;
+  std::size_t calls_ = 0;
+};
 
 }  // namespace ocml

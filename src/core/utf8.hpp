@@ -21,6 +21,20 @@ namespace ocml::detail {
   return n;
 }
 
+/// The length of `s` without a UTF-8 sequence that its end cuts short.
+///
+///   utf8_whole("ab\xe6\x97") == 2
+[[nodiscard]] inline std::size_t utf8_whole(std::string_view s) noexcept {
+  const std::size_t n = s.size();
+  for (std::size_t back = 1; back <= 3 && back <= n; ++back) {
+    const auto b = static_cast<unsigned char>(s[n - back]);
+    if ((b & 0xC0) == 0x80) continue;  // a continuation byte: look further back
+    const std::size_t need = b >= 0xF0 ? 4 : b >= 0xE0 ? 3 : b >= 0xC0 ? 2 : 1;
+    return need > back ? n - back : n;
+  }
+  return n;
+}
+
 /// `s` with each byte that does not begin a valid UTF-8 sequence replaced by U+FFFD (the
 /// way text from a user, a tool or an engine is made fit for JSON); `repaired` (when
 /// given) says whether anything was replaced.

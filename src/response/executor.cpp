@@ -19,18 +19,6 @@ bool nonempty(const json& v) {
   return true;
 }
 
-// The length of `s` without a UTF-8 sequence the end cut short.
-std::size_t complete_utf8(std::string_view s) {
-  const std::size_t n = s.size();
-  for (std::size_t back = 1; back <= 3 && back <= n; ++back) {
-    const auto b = static_cast<unsigned char>(s[n - back]);
-    if ((b & 0xC0) == 0x80) continue;  // a continuation byte: look further back
-    const std::size_t need = b >= 0xF0 ? 4 : b >= 0xE0 ? 3 : b >= 0xC0 ? 2 : 1;
-    return need > back ? n - back : n;
-  }
-  return n;
-}
-
 // Leftmost literal at or after `from` (the longest on a tie: `lits` is longest first).
 std::pair<std::size_t, std::size_t> find_literal(std::string_view hay, std::size_t from,
                                                  const std::vector<std::string>& lits) {
@@ -170,7 +158,7 @@ const executor::found& executor::search(std::size_t slot, const delimiter& d, bo
     return f;
   }
   // A pattern sees only whole characters: a sequence cut short at the end is held back.
-  const std::size_t lim = eos ? hay.size() : complete_utf8(hay);
+  const std::size_t lim = eos ? hay.size() : detail::utf8_whole(hay);
   regex_match m;
   const search_status st =
       lim < from ? search_status::none : d.re->search(hay.substr(0, lim), from, !eos, m);
@@ -303,8 +291,10 @@ void executor::close_region() {
 void executor::process(bool eos) {
   const auto& fields = spec_->fields;
   const std::size_t end = base_ + buf_.size();
+  // A character the buffer's end cuts short is held back whole (no event splits one).
+  const std::size_t whole = eos ? end : base_ + detail::utf8_whole(buf_);
   for (;;) {
-    std::size_t hold = end;
+    std::size_t hold = std::max(whole, pos_);
     const found* best = nullptr;
     int best_field = -1;
     bool best_open = false;

@@ -238,6 +238,9 @@ int batch(const batch_args& b, const std::string& file, const line_fn& fn) {
 void set_quiet(bool quiet) {
   g_quiet = quiet;
 }
+bool quiet() {
+  return g_quiet;
+}
 
 namespace {
 

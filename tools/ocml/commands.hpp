@@ -53,6 +53,9 @@ struct parse_args {
   std::size_t chunk = 0;  ///< 0 = all at once
   std::string file = "-";
   batch_args batch;
+  std::string response_template;  ///< a response template (spec or tokenizer_config.json)
+  std::string prefix_file;        ///< with response_template: the prompt
+  std::string tools_file;         ///< with response_template: the request's tools
 };
 
 struct convert_args {
@@ -72,6 +75,8 @@ struct view_args {
 
 /// --quiet: warnings are not printed (a batch still ends with one count per warning code).
 void set_quiet(bool quiet);
+/// Whether --quiet was given.
+[[nodiscard]] bool quiet();
 
 int run_render(const render_args& a);
 int run_parse(const parse_args& a);
@@ -86,6 +91,10 @@ struct prepare_args {
 };
 
 int run_dialects();
+/// `ocml parse --response-template`: the message, as transformers' parse_response returns it.
+int run_parse_response(const parse_args& a);
+/// `ocml stream --response-template`: the template's events as JSON lines (or OpenAI chunks).
+int run_stream_response(const parse_args& a);
 int run_prepare(const prepare_args& a);
 int run_convert(const convert_args& a);
 

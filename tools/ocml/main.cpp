@@ -37,6 +37,27 @@ void add_token_flags(CLI::App* app, std::string& tokenizer, std::string& encodin
   app->add_flag("--ids", ids, ids_help)->needs(app->get_option("--tokenizer"));
 }
 
+// --response-template (instead of -d), --prefix and --tools.
+void add_response_flags(CLI::App* app, CLI::Option* dialect, ocml::cli::parse_args& a) {
+  auto* rt = app->add_option("--response-template", a.response_template,
+                             "parse with this response template (a spec JSON or a "
+                             "tokenizer_config.json) as transformers does, instead of a dialect");
+  app->add_option("--prefix", a.prefix_file,
+                  "with --response-template: the prompt the generation continues")
+      ->needs(rt);
+  app->add_option("--tools", a.tools_file,
+                  "with --response-template: the request's tools (a JSON list), to type "
+                  "call arguments")
+      ->needs(rt);
+  dialect->required(false);
+  rt->excludes(dialect);
+  app->callback([dialect, rt] {
+    if (dialect->count() == 0 && rt->count() == 0) {
+      throw CLI::RequiredError("--dialect or --response-template");
+    }
+  });
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -110,7 +131,7 @@ int main(int argc, char** argv) {
 
   ocml::cli::parse_args pa;
   auto* parse = app.add_subcommand("parse", "parse markup to JSON");
-  add_dialect(parse, pa.decoder.dialect);
+  auto* parse_dialect = add_dialect(parse, pa.decoder.dialect);
   auto* pg = parse->add_option_group("format", "output JSON shape (default: native)");
   bool p_native = false;
   pg->add_flag("--openai", pa.openai, "OpenAI chat JSON");
@@ -124,10 +145,11 @@ int main(int argc, char** argv) {
                   "only from the dialect's control-token IDs");
   parse->add_option("file", pa.file, "input file, - for stdin");
   add_batch_flags(parse, pa.batch);
+  add_response_flags(parse, parse_dialect, pa);
 
   ocml::cli::parse_args sa;
   auto* stream = app.add_subcommand("stream", "decoder events as JSON lines");
-  add_dialect(stream, sa.decoder.dialect);
+  auto* stream_dialect = add_dialect(stream, sa.decoder.dialect);
   add_decoder_flags(stream, sa.decoder);
   stream->add_option("--chunk", sa.chunk, "feed the decoder N bytes at a time")
       ->check(CLI::PositiveNumber);
@@ -136,6 +158,7 @@ int main(int argc, char** argv) {
                    "project to OpenChatML events (ocml) or OpenAI chat-completion chunks (openai)")
       ->check(CLI::IsMember({"ocml", "openai"}));
   stream->add_option("file", sa.file, "input file, - for stdin");
+  add_response_flags(stream, stream_dialect, sa);
 
   ocml::decoder_options vo;
   std::vector<std::string> vfiles;
@@ -195,7 +218,9 @@ int main(int argc, char** argv) {
   if (f_harmony) ra.format = ocml::json_format::harmony;
   try {
     if (*render) return ocml::cli::run_render(ra);
+    if (*parse && !pa.response_template.empty()) return ocml::cli::run_parse_response(pa);
     if (*parse) return ocml::cli::run_parse(pa);
+    if (*stream && !sa.response_template.empty()) return ocml::cli::run_stream_response(sa);
     if (*stream) return ocml::cli::run_stream(sa);
     if (*validate) return ocml::cli::run_validate(vo, vfiles);
     if (*view) return ocml::cli::run_view(wa);

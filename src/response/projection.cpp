@@ -1,0 +1,164 @@
+// Response events to OpenAI deltas, and a parsed message to the OpenAI chat form.
+#include "core/utf8.hpp"
+#include "ocml/json.hpp"
+#include "ocml/response.hpp"
+
+namespace ocml {
+
+namespace {
+
+bool is_reasoning(std::string_view field) {
+  return field == "thinking" || field == "reasoning" || field == "reasoning_content";
+}
+
+// A call value as a transform builds it: {"type": "function", "function": {name, arguments}}
+// (or {name, arguments} itself).
+const json* function_of(const json& call) {
+  if (!call.is_object()) return nullptr;
+  const auto fn = call.find("function");
+  if (fn != call.end() && fn->is_object()) return &*fn;
+  return call.contains("name") ? &call : nullptr;
+}
+
+std::string arguments_text(const json& fn) {
+  const auto args = fn.find("arguments");
+  if (args == fn.end() || args->is_null()) return "{}";
+  return args->is_string() ? args->get<std::string>() : dump_json(*args);
+}
+
+}  // namespace
+
+json response_to_openai(const json& message) {
+  json out = json::object();
+  out["role"] = message.value("role", "assistant");
+  const auto content = message.find("content");
+  out["content"] = content == message.end() ? json(nullptr)
+                   : content->is_string()   ? *content
+                                            : json(dump_json(*content));
+  for (const char* key : {"thinking", "reasoning", "reasoning_content"}) {
+    const auto r = message.find(key);
+    if (r != message.end() && r->is_string()) {
+      out["reasoning_content"] = *r;
+      break;
+    }
+  }
+  const auto calls = message.find("tool_calls");
+  if (calls != message.end() && calls->is_array() && !calls->empty()) {
+    json list = json::array();
+    for (const auto& c : *calls) {
+      const json* fn = function_of(c);
+      if (fn == nullptr) continue;
+      list.push_back(
+          {{"id", c.is_object() && c.contains("id") && c["id"].is_string()
+                      ? c["id"].get<std::string>()
+                      : "call_" + std::to_string(list.size())},
+           {"type", "function"},
+           {"function", {{"name", fn->value("name", "")}, {"arguments", arguments_text(*fn)}}}});
+    }
+    out["tool_calls"] = std::move(list);
+  }
+  return out;
+}
+
+response_projection::response_projection(sink on_delta) : sink_(std::move(on_delta)) {}
+
+finish_reason response_projection::natural_finish() const noexcept {
+  return calls_ > 0 ? finish_reason::tool_calls : finish_reason::stop;
+}
+
+void response_projection::text(delta_kind k, std::string_view t, std::size_t offset) {
+  // Whole characters only; white space waits for the text after it, as strip() will see it.
+  std::string s = held_;
+  s.append(t);
+  const std::size_t at = held_.empty() ? offset : held_at_;
+  const std::size_t whole = detail::utf8_whole(s);
+  std::string_view body = std::string_view(s).substr(0, whole);
+  if (!started_) body = detail::py_strip_ws(body, true, false);
+  const std::string_view send = detail::py_strip_ws(body, false, true);
+  const auto body_at = static_cast<std::size_t>(body.data() - s.data());
+  if (!send.empty()) {
+    started_ = true;
+    delta d;
+    d.kind = k;
+    d.offset = at + body_at;
+    d.text = send;
+    sink_(d);
+  }
+  held_at_ = at + body_at + send.size();
+  held_ = std::string(body.substr(send.size())) + s.substr(whole);
+}
+
+void response_projection::call(const json& value, std::size_t offset) {
+  if (value.is_array()) {
+    for (const auto& v : value) call(v, offset);
+    return;
+  }
+  const json* fn = function_of(value);
+  if (fn == nullptr) return;
+  const std::string id = value.is_object() && value.contains("id") && value["id"].is_string()
+                             ? value["id"].get<std::string>()
+                             : "call_" + std::to_string(calls_);
+  const std::string name = fn->value("name", "");
+  const std::string args = arguments_text(*fn);
+  delta d;
+  d.offset = offset;
+  d.call_index = calls_++;
+  d.call_id = id;
+  d.name = name;
+  d.recipient = name;
+  d.kind = delta_kind::call_begin;
+  sink_(d);
+  d.kind = delta_kind::call_arguments;
+  d.text = args;
+  sink_(d);
+  d.kind = delta_kind::call_end;
+  d.text = {};
+  sink_(d);
+}
+
+void response_projection::operator()(const response_event& e) {
+  if (!begun_ && e.kind != response_event_kind::diagnostic) {
+    begun_ = true;
+    delta d;
+    d.kind = delta_kind::message_begin;
+    d.channel = "final";
+    sink_(d);
+  }
+  switch (e.kind) {
+    case response_event_kind::region_open:
+      started_ = false;
+      held_.clear();
+      kind_ = is_reasoning(e.field) ? delta_kind::reasoning : delta_kind::text;
+      return;
+    case response_event_kind::region_chunk:
+      if (!e.dirty && (e.field == "content" || is_reasoning(e.field))) {
+        text(kind_, e.text, e.span.begin);
+      }
+      return;
+    case response_event_kind::region_close:
+      held_.clear();
+      if (e.field == "tool_calls" && e.value != nullptr) {
+        call(*e.value, e.span.begin);
+      } else if (e.value != nullptr && e.field == "content" && !e.value->is_string()) {
+        const std::string t = dump_json(*e.value);  // structured content: sent whole
+        delta d;
+        d.kind = delta_kind::text;
+        d.offset = e.span.begin;
+        d.text = t;
+        sink_(d);
+      }
+      return;
+    case response_event_kind::diagnostic: {
+      delta d;
+      d.kind = delta_kind::diagnostic;
+      d.offset = e.span.begin;
+      d.diag = e.diag;
+      sink_(d);
+      return;
+    }
+    default:
+      return;
+  }
+}
+
+}  // namespace ocml

@@ -1,0 +1,144 @@
+// `ocml parse|stream --response-template` and the OpenAI projection of response events.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "cli_support.hpp"
+#include "core/utf8.hpp"
+#include "ocml/json.hpp"
+#include "ocml/response.hpp"
+
+namespace fs = std::filesystem;
+using ocml::json;
+using ocml::test::run;
+
+namespace {
+
+const char* kSpec = R"({"defaults": {"role": "assistant"},
+  "start_anchor": "<|im_start|>assistant\n",
+  "fields": {"thinking": {"open": "<think>", "close": "</think>"},
+    "tool_calls": {"open": "<tool_call>", "close": "</tool_call>", "repeats": true,
+                   "content": "json", "transform": {"type": "function", "function": "{content}"}},
+    "content": {"close": "<|im_end|>"}}})";
+
+const std::string kPrefix = "<|im_start|>user\nHi<|im_end|>\n<|im_start|>assistant\n<think>\n";
+const std::string kGen =
+    "Greet them, in 日本語.\n</think>\n\n Hello  there,\n friend! \n\n<tool_call>{\"name\": "
+    "\"wave\", \"arguments\": {\"times\": \"2\"}}</tool_call><|im_end|>";
+
+fs::path write(const std::string& name, const std::string& text) {
+  const fs::path p = fs::temp_directory_path() / ("ocml_resp_" + name);
+  std::ofstream(p, std::ios::binary) << text;
+  return p;
+}
+
+TEST(ResponseCli, ParsePrintsTheMessage) {
+  const auto spec = write("spec.json", kSpec);
+  const auto prefix = write("prefix.txt", kPrefix);
+  const auto tools = write("tools.json", R"([{"type": "function", "function": {"name": "wave",
+    "parameters": {"type": "object", "properties": {"times": {"type": "integer"}}}}}])");
+  const auto r = run("parse --response-template " + spec.string() + " --prefix " + prefix.string() +
+                         " --tools " + tools.string() + " -",
+                     kGen);
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(json::parse(r.out), json::parse(R"({"role": "assistant",
+    "thinking": "Greet them, in 日本語.", "content": "Hello  there,\n friend!",
+    "tool_calls": [{"type": "function", "function": {"name": "wave", "arguments": {"times": 2}}}]})"));
+  const auto o = run("parse --openai --response-template " + spec.string() + " -", kGen);
+  ASSERT_EQ(o.code, 0) << o.err;
+  EXPECT_EQ(json::parse(o.out)["tool_calls"][0]["function"]["arguments"], "{\"times\":\"2\"}");
+}
+
+TEST(ResponseCli, StreamChunkingDoesNotChangeTheEvents) {
+  const auto spec = write("spec.json", kSpec);
+  const auto prefix = write("prefix.txt", kPrefix);
+  const std::string base =
+      "stream --response-template " + spec.string() + " --prefix " + prefix.string();
+  const auto whole = run(base + " -", kGen);
+  ASSERT_EQ(whole.code, 0) << whole.err;
+  // Merge consecutive chunks of a region, then compare with a byte-at-a-time run.
+  const auto merged = [](const std::string& out) {
+    std::vector<json> events;
+    std::istringstream in(out);
+    for (std::string line; std::getline(in, line);) {
+      json e = json::parse(line);
+      if (!events.empty() && e["type"] == "region_chunk" &&
+          events.back()["type"] == "region_chunk" && events.back()["field"] == e["field"] &&
+          events.back().value("prefix", false) == e.value("prefix", false)) {
+        events.back()["text"] =
+            events.back()["text"].get<std::string>() + e["text"].get<std::string>();
+        events.back()["span"][1] = e["span"][1];
+        continue;
+      }
+      events.push_back(e);
+    }
+    return events;
+  };
+  const auto bytewise = run(base + " --chunk 1 -", kGen);
+  ASSERT_EQ(bytewise.code, 0);
+  EXPECT_EQ(merged(whole.out), merged(bytewise.out));
+  EXPECT_EQ(merged(whole.out).back()["type"], "message");
+}
+
+TEST(ResponseCli, ErrorsAndUsage) {
+  const auto spec = write("spec.json", kSpec);
+  const auto bad =
+      run("parse --response-template " + spec.string() + " -", "<tool_call>{oops</tool_call>");
+  EXPECT_EQ(bad.code, 1);
+  EXPECT_EQ(bad.err.rfind("E-RESPONSE-CONTENT 1:12 ", 0), 0U) << bad.err;
+  const auto lenient = run("parse --lenient --response-template " + spec.string() + " -",
+                           "<tool_call>{oops</tool_call>");
+  EXPECT_EQ(lenient.code, 0);
+  const auto broken = write("broken.json", R"({"fields": {"a": {"open_pattern": "("}}})");
+  const auto b = run("parse --response-template " + broken.string() + " -", "x");
+  EXPECT_EQ(b.code, 1);
+  EXPECT_NE(b.err.find("E-RESPONSE-TEMPLATE"), std::string::npos) << b.err;
+  EXPECT_EQ(run("parse --prefix x -", "x").code, 2);  // --prefix needs --response-template
+  EXPECT_EQ(run("parse -d chatml --response-template " + spec.string() + " -", "x").code, 2);
+}
+
+// The OpenAI chunks folded together are the OpenAI form of the parsed message, however the
+// generation is chunked.
+TEST(ResponseProjection, FoldedChunksEqualTheMessage) {
+  auto t = ocml::response_template::from_text(kSpec);
+  ASSERT_TRUE(t);
+  for (std::size_t chunk = 1; chunk <= 16; ++chunk) {
+    std::string content;
+    std::string reasoning;
+    json calls = json::array();
+    std::vector<std::string> texts;
+    ocml::response_projection proj([&](const ocml::delta& d) {
+      if (d.kind == ocml::delta_kind::text) content.append(d.text);
+      if (d.kind == ocml::delta_kind::reasoning) reasoning.append(d.text);
+      if (d.kind == ocml::delta_kind::call_begin) {
+        calls.push_back({{"id", d.call_id},
+                         {"type", "function"},
+                         {"function", {{"name", d.name}, {"arguments", ""}}}});
+      }
+      if (d.kind == ocml::delta_kind::call_arguments) {
+        auto& a = calls.back()["function"]["arguments"];
+        a = a.get<std::string>() + std::string(d.text);
+      }
+      if (!d.text.empty()) texts.emplace_back(d.text);
+    });
+    ocml::response_parser p(*t, {.prefix = kPrefix},
+                            [&](const ocml::response_event& e) { proj(e); });
+    for (std::size_t i = 0; i < kGen.size(); i += chunk)
+      p.push(std::string_view(kGen).substr(i, chunk));
+    auto m = p.finish();
+    ASSERT_TRUE(m);
+    const json o = ocml::response_to_openai(*m);
+    EXPECT_EQ(content, o["content"].get<std::string>()) << chunk;
+    EXPECT_EQ(reasoning, o["reasoning_content"].get<std::string>()) << chunk;
+    EXPECT_EQ(calls, o["tool_calls"]) << chunk;
+    for (const auto& s : texts) {  // every delta is whole UTF-8
+      const auto* b = reinterpret_cast<const unsigned char*>(s.data());
+      EXPECT_EQ(ocml::detail::utf8_first_invalid(b, s.size(), false, nullptr), s.size()) << s;
+    }
+    EXPECT_EQ(proj.natural_finish(), ocml::finish_reason::tool_calls);
+  }
+}
+
+}  // namespace

@@ -1,0 +1,158 @@
+// `ocml parse|stream --response-template`: a model's own response template, run on a
+// generation (after an optional prompt prefix).
+#include <iostream>
+
+#include "commands.hpp"
+#include "io.hpp"
+#include "ocml/json.hpp"
+#include "ocml/response.hpp"
+
+namespace ocml::cli {
+
+namespace {
+
+void print(const diagnostic& d) {
+  if (quiet() && d.level == severity::warning) return;
+  std::cerr << d.to_string() << '\n';
+}
+
+// The template, the prefix and the tools a command names; false after printing why not.
+struct response_setup {
+  response_template tmpl;
+  std::string prefix;
+  json tools;
+  bool has_tools = false;
+};
+
+bool read_text(const std::string& path, std::string& out) {
+  input in;
+  std::string err;
+  if (!in.open(path, err)) {
+    std::cerr << "E-IO " << err << '\n';
+    return false;
+  }
+  out.assign(in.bytes());
+  return true;
+}
+
+bool setup(const parse_args& a, response_setup& s) {
+  auto t = response_template::from_file(a.response_template);
+  if (!t) {
+    print(t.error());
+    return false;
+  }
+  s.tmpl = std::move(t).value();
+  if (!a.prefix_file.empty() && !read_text(a.prefix_file, s.prefix)) return false;
+  if (!a.tools_file.empty()) {
+    std::string text;
+    if (!read_text(a.tools_file, text)) return false;
+    auto j = parse_json_text(text);
+    if (!j) {
+      print(j.error());
+      return false;
+    }
+    // A bare list of tools, or a request that holds one.
+    s.tools = j->is_object() && j->contains("tools") ? (*j)["tools"] : *j;
+    s.has_tools = true;
+  }
+  return true;
+}
+
+response_parser_options options_of(const parse_args& a, const response_setup& s) {
+  return {
+      .prefix = s.prefix, .tools = s.has_tools ? &s.tools : nullptr, .lenient = a.decoder.lenient};
+}
+
+// Feeds the input as it arrives, `chunk` bytes a push (0: as read).
+bool feed(response_parser& p, const parse_args& a) {
+  std::string err;
+  const bool ok = read_pieces(
+      a.file,
+      [&](std::string_view piece) {
+        if (a.chunk == 0) {
+          p.push(piece);
+        } else {
+          for (std::size_t i = 0; i < piece.size(); i += a.chunk) p.push(piece.substr(i, a.chunk));
+        }
+        std::cout.flush();
+      },
+      err);
+  if (!ok) std::cerr << "E-IO " << err << '\n';
+  return ok;
+}
+
+json event_json(const response_event& e) {
+  json j = json::object();
+  j["type"] = response_event_name(e.kind);
+  if (!e.field.empty()) j["field"] = e.field;
+  j["span"] = {e.span.begin, e.span.end};
+  switch (e.kind) {
+    case response_event_kind::region_chunk:
+      j["text"] = e.text;
+      j["dirty"] = e.dirty;
+      break;
+    case response_event_kind::history:
+    case response_event_kind::structure:
+    case response_event_kind::unclaimed:
+      j["text"] = e.text;
+      break;
+    case response_event_kind::region_close:
+      j["value"] = *e.value;
+      break;
+    case response_event_kind::diagnostic:
+      j["code"] = error_name(e.diag->code);
+      j["severity"] = e.diag->level == severity::error ? "error" : "warning";
+      j["message"] = e.diag->message;
+      j["line"] = e.diag->line;
+      j["column"] = e.diag->column;
+      break;
+    default:
+      break;
+  }
+  if (e.from_prefix) j["prefix"] = true;
+  return j;
+}
+
+}  // namespace
+
+int run_parse_response(const parse_args& a) {
+  response_setup s;
+  if (!setup(a, s)) return 1;
+  response_parser p(s.tmpl, options_of(a, s), nullptr);
+  const bool read = feed(p, a);
+  auto m = p.finish();
+  for (const auto& d : p.diagnostics()) print(d);
+  if (!m || !read) return 1;
+  std::cout << dump_json(a.openai ? response_to_openai(*m) : *m, 2) << '\n';
+  return 0;
+}
+
+int run_stream_response(const parse_args& a) {
+  response_setup s;
+  if (!setup(a, s)) return 1;
+  const auto line = [](std::string_view text) {
+    std::cout.write(text.data(), static_cast<std::streamsize>(text.size()));
+    std::cout.put('\n');
+  };
+  openai_chunk_writer openai({}, line);
+  response_projection proj([&](const delta& d) { openai(d); });
+  const bool chunks = a.events == "openai";
+  response_parser p(s.tmpl, options_of(a, s), [&](const response_event& e) {
+    if (e.kind == response_event_kind::diagnostic) print(*e.diag);
+    if (chunks) {
+      proj(e);
+    } else {
+      line(dump_json(event_json(e)));
+    }
+  });
+  const bool read = feed(p, a);
+  auto m = p.finish();
+  if (chunks) {
+    openai.finish(!m || !read ? finish_reason::error : proj.natural_finish());
+  } else if (m) {
+    line(dump_json({{"type", "message"}, {"value", *m}}));
+  }
+  return m && read ? 0 : 1;
+}
+
+}  // namespace ocml::cli
