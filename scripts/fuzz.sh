@@ -39,6 +39,10 @@ for t in "${targets[@]}"; do
     json) cp fuzz/corpus/json/* examples/*.json "$corpus"/ ;;
     yaml) cp fuzz/corpus/yaml/* "$corpus"/ ;;
     convert) find tests/conformance -name "*.txt" -size -64k -exec cp --backup=numbered {} "$corpus"/ \; ; cp fuzz/corpus/convert/* "$corpus"/ ;;
+    template) cp fuzz/corpus/template/* "$corpus"/ ;;
+    response) cp fuzz/corpus/response/* "$corpus"/
+              find tests/conformance/chatml tests/conformance/qwen3 tests/conformance/harmony \
+                -name '*.txt' -size -16k -exec cp --backup=numbered {} "$corpus"/ \; ;;
     parse_*) find tests/conformance/"${dialect_of[$t]}" -name '*.txt' -size -64k -exec cp {} "$corpus"/ \; ;;
     *) find tests/conformance tests/fixtures -name '*.txt' -size -64k -exec cp --backup=numbered {} "$corpus"/ \; ;;
   esac

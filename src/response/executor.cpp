@@ -242,6 +242,17 @@ void executor::close_region() {
     return;
   }
   const field_spec& f = spec_->fields[static_cast<std::size_t>(current_)];
+  // A value is JSON, so UTF-8: a byte that is not is an error (strict) or U+FFFD (lenient),
+  // as a tokenizer's decode would have written it.
+  const auto* raw = reinterpret_cast<const unsigned char*>(body_.data());
+  const std::size_t bad = detail::utf8_first_invalid(raw, body_.size(), false, nullptr);
+  if (bad != body_.size()) {
+    report(error_code::invalid_utf8, body_at_ + bad,
+           detail::advance(body_lc_, std::string_view(body_).substr(0, bad)),
+           "field '" + f.name + "': invalid UTF-8" + (lenient_ ? " (replaced by U+FFFD)" : ""));
+    body_ = detail::valid_utf8(body_);
+  }
+  for (auto& [name, v] : caps_) v = detail::valid_utf8(v);
   json parsed;
   json value;
   std::string err;

@@ -876,14 +876,18 @@ value f_truncate(interpreter&, const value& v, call& a) {
 value apply_filter_by_name(interpreter& in, const std::string& name, const value& item,
                            const call& rest) {
   const filter_fn* f = find_filter(name);
-  if (f == nullptr) fail(error_code::template_syntax, "No filter named '" + name + "'.");
+  if (f == nullptr)
+    fail(error_code::template_type,
+         "No filter named '" + name + "'.");  // Jinja2: TemplateRuntimeError
   call args = rest;
   return f->fn(in, item, args);
 }
 bool apply_test_by_name(interpreter& in, const std::string& name, const value& item,
                         const call& rest) {
   const test_fn* t = find_test(name);
-  if (t == nullptr) fail(error_code::template_syntax, "No test named '" + name + "'.");
+  if (t == nullptr)
+    fail(error_code::template_type,
+         "No test named '" + name + "'.");  // Jinja2: TemplateRuntimeError
   call args = rest;
   return t->fn(in, item, args);
 }

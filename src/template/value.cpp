@@ -15,11 +15,16 @@ namespace ocml::tmpl {
 
 std::int64_t value::as_int() const {
   if (is_bool()) return std::get<bool>(v) ? 1 : 0;
-  return std::get<std::int64_t>(v);
+  if (const auto* i = std::get_if<std::int64_t>(&v)) return *i;
+  // Where Python wants an index (split's maxsplit, a width…) and gets something else.
+  type_error("'" + std::string(type_name(*this)) + "' object cannot be interpreted as an integer");
 }
 
 double value::as_double() const {
-  if (is_float()) return std::get<double>(v);
+  if (const auto* d = std::get_if<double>(&v)) return *d;
+  if (!is_int() && !is_bool()) {
+    type_error("must be real number, not " + std::string(type_name(*this)));
+  }
   return static_cast<double>(as_int());
 }
 
