@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # End-to-end `ocml chat`: a two-tool conversation against the loopback engine.
-# run.sh ENGINE OCML DIALECT [TOKENIZER]  (the script of replies is tests/chat/DIALECT.json)
+# run.sh ENGINE OCML DIALECT [TOKENIZER]  (the script of replies is tests/chat/DIALECT.json;
+# for DIALECT model:PATH, a model's own templates, it is tests/chat/model.json)
 # With TOKENIZER, token mode: prompts go out as IDs, the engine samples the replies as IDs,
 # and the requests are checked as the text those IDs spell.
 set -euo pipefail
@@ -17,7 +18,8 @@ dir=$(cd "$(dirname "$0")" && pwd)
 work=$(mktemp -d)
 pid=""
 trap '[[ -n $pid ]] && kill "$pid" 2>/dev/null; rm -rf "$work"' EXIT
-"$engine" "$dir/$dialect.json" "$work/port" ${tokenizer:+"$tokenizer"} >"$work/requests.jsonl" &
+script="$dir/${dialect%%:*}.json"
+"$engine" "$script" "$work/port" ${tokenizer:+"$tokenizer"} >"$work/requests.jsonl" &
 pid=$!
 for _ in $(seq 200); do [[ -s $work/port ]] && break; sleep 0.05; done
 port=$(cat "$work/port")
@@ -33,7 +35,7 @@ grep -qF "It is 18 °C in Paris and 14:05 there." "$work/out" || fail "final ans
 ! grep -q "HIDDEN-ANALYSIS" "$work/out" || fail "reasoning printed without --show-reasoning"
 grep -q '^\[tool\] functions.get_weather (.*): ok$' "$work/err" || fail "get_weather did not run"
 grep -q '^\[tool\] functions.get_time (.*): ok$' "$work/err" || fail "get_time did not run"
-python3 - "$work/requests.jsonl" "$dir/$dialect.json" "$ocml" "$tokenizer" <<'PY' || fail "requests"
+python3 - "$work/requests.jsonl" "$script" "$ocml" "$tokenizer" <<'PY' || fail "requests"
 import json, subprocess, sys
 reqs = [json.loads(l) for l in open(sys.argv[1])]
 ocml, tokenizer = sys.argv[3], sys.argv[4]

@@ -12,6 +12,7 @@
 #include "interchange/json_util.hpp"
 #include "io.hpp"
 #include "ocml/http_model.hpp"
+#include "ocml/model_format.hpp"
 #include "ocml/tools.hpp"
 
 namespace ocml::cli {
@@ -121,19 +122,44 @@ bool has_call_ids(dialect d) {
 }
 
 // One user turn: generate, run tools, feed results back until a final answer.
+// One generation with a model's own format, in the shape of the dialect loop's.
+generation generate_with_format(const chat_args& a, const model_format& f, const conversation& conv,
+                                model& engine, printer& print) {
+  generation g;
+  auto prompt = f.prompt(conv);
+  if (!prompt) {
+    g.diagnostics.push_back(prompt.error());
+    g.finish = finish_reason::error;
+    return g;
+  }
+  format_generation fg = generate(
+      engine, f, *prompt, conv,
+      {.max_tokens = a.max_tokens, .max_bytes = a.max_bytes, .lenient = true, .cancel = &g_cancel},
+      [&print](const delta& d) { print(d); });
+  g.text = std::move(fg.text);
+  g.messages = std::move(fg.messages);
+  g.finish = fg.finish;
+  g.diagnostics = std::move(fg.diagnostics);
+  g.rounds = 1;
+  return g;
+}
+
 bool run_turn(const chat_args& a, conversation& conv, model& engine, tool_router& router,
-              const tokenizer* tok) {
+              const tokenizer* tok, const model_format* format) {
   printer print(a.show_reasoning);
   cost_function cost;
   if (tok != nullptr) {
     cost = [tok](std::string_view text) { return tok->encode(text, special_tokens::all).size(); };
   }
   for (unsigned round = 0; round < a.max_rounds; ++round) {
-    auto p = build_prompt(conv, {.dialect = a.dialect,
-                                 .think = a.think,
-                                 .budget = a.budget,
-                                 .cost = cost,
-                                 .reasoning_effort = a.reasoning_effort});
+    std::optional<generation> by_format;
+    if (format != nullptr) by_format = generate_with_format(a, *format, conv, engine, print);
+    auto p = format != nullptr ? result<prompt>(prompt{})
+                               : build_prompt(conv, {.dialect = a.dialect,
+                                                     .think = a.think,
+                                                     .budget = a.budget,
+                                                     .cost = cost,
+                                                     .reasoning_effort = a.reasoning_effort});
     if (!p) {
       std::cerr << p.error().to_string() << '\n';
       if (round == 0) {
@@ -144,15 +170,16 @@ bool run_turn(const chat_args& a, conversation& conv, model& engine, tool_router
       }
       return false;
     }
-    generation g = generate(engine, *p,
-                            {.dialect = a.dialect,
-                             .think = a.think,
-                             .max_tokens = a.max_tokens,
-                             .max_bytes = a.max_bytes,
-                             .lenient = true,
-                             .cancel = &g_cancel,
-                             .tokens = tok},
-                            [&print](const delta& d) { print(d); });
+    generation g = by_format ? std::move(*by_format)
+                             : generate(engine, *p,
+                                        {.dialect = a.dialect,
+                                         .think = a.think,
+                                         .max_tokens = a.max_tokens,
+                                         .max_bytes = a.max_bytes,
+                                         .lenient = true,
+                                         .cancel = &g_cancel,
+                                         .tokens = tok},
+                                        [&print](const delta& d) { print(d); });
     for (const auto& d : g.diagnostics) std::cerr << d.to_string() << '\n';
     if (g.finish == finish_reason::cancelled) {
       print.end_turn();
@@ -219,7 +246,8 @@ bool run_turn(const chat_args& a, conversation& conv, model& engine, tool_router
       std::cerr << "[tool] " << refused.size() << " calls past --max-tool-calls not run\n";
     }
     for (auto& r : refused) replies.push_back(std::move(r));
-    if (!has_call_ids(a.dialect)) {  // replies are matched by position: restore call order
+    if (format == nullptr &&
+        !has_call_ids(a.dialect)) {  // replies are matched by position: restore call order
       std::stable_sort(replies.begin(), replies.end(), [&calls](const auto& x, const auto& y) {
         const auto pos = [&calls](const std::string& id) {
           return std::find_if(calls.begin(), calls.end(),
@@ -229,7 +257,9 @@ bool run_turn(const chat_args& a, conversation& conv, model& engine, tool_router
         return pos(x.call_id) < pos(y.call_id);
       });
     }
-    for (const auto& r : replies) conv.messages.push_back(r.to_message(a.dialect));
+    for (const auto& r : replies) {
+      conv.messages.push_back(r.to_message(format != nullptr ? dialect::chatml : a.dialect));
+    }
   }
   print.end_turn();
   std::cerr << "ocml chat: no final answer after " << a.max_rounds << " rounds\n";
@@ -265,6 +295,16 @@ int run_chat(const chat_args& a) {
     }
     tok = std::move(*t);
   }
+  std::optional<model_format> format;
+  if (!a.model_format.empty()) {
+    auto f = model_format::load(a.model_format);
+    if (!f) {
+      std::cerr << f.error().to_string() << '\n';
+      return 2;
+    }
+    format = std::move(*f);
+    if (tok) std::cerr << "ocml chat: --tokenizer is not used with -d model:PATH (text mode)\n";
+  }
   http_model engine({.endpoint = a.endpoint, .model = a.model, .api_key = a.api_key});
   install_sigint();
   const bool interactive = isatty(STDIN_FILENO) != 0;
@@ -281,7 +321,8 @@ int run_chat(const chat_args& a) {
     g_cancel.reset();
     g_interrupts = 0;
     g_busy = 1;
-    ok = run_turn(a, conv, engine, router, tok ? &*tok : nullptr) && ok;
+    ok =
+        run_turn(a, conv, engine, router, tok ? &*tok : nullptr, format ? &*format : nullptr) && ok;
     g_busy = 0;
   }
   return ok ? 0 : 1;

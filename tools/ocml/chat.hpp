@@ -11,6 +11,8 @@ namespace ocml::cli {
 
 struct chat_args {
   ocml::dialect dialect = dialect::ocml_2_2;
+  /// -d model:PATH: the model's own templates (a tokenizer_config.json) instead of a dialect.
+  std::string model_format;
   std::string endpoint;
   std::string model;
   std::string api_key;

@@ -13,7 +13,7 @@ int main(int argc, char** argv) {
   app.name("ocml chat");
   app.set_version_flag("--version", std::string("ocml ") + ocml::version_string);
   ocml::cli::chat_args ch;
-  ocml::cli::add_dialect(&app, ch.dialect);
+  ocml::cli::add_dialect(&app, ch.dialect, &ch.model_format);
   app.add_option("--endpoint", ch.endpoint, "engine URL, e.g. http://127.0.0.1:8080")->required();
   app.add_option("--model", ch.model, "the `model` of each request");
   app.add_option("--api-key", ch.api_key, "bearer token")->envname("OCML_API_KEY");

@@ -37,23 +37,24 @@ void add_token_flags(CLI::App* app, std::string& tokenizer, std::string& encodin
   app->add_flag("--ids", ids, ids_help)->needs(app->get_option("--tokenizer"));
 }
 
-// --response-template (instead of -d), --prefix and --tools.
+// --response-template (instead of -d; -d model:PATH sets it too), --prefix and --tools.
 void add_response_flags(CLI::App* app, CLI::Option* dialect, ocml::cli::parse_args& a) {
   auto* rt = app->add_option("--response-template", a.response_template,
                              "parse with this response template (a spec JSON or a "
                              "tokenizer_config.json) as transformers does, instead of a dialect");
-  app->add_option("--prefix", a.prefix_file,
-                  "with --response-template: the prompt the generation continues")
-      ->needs(rt);
-  app->add_option("--tools", a.tools_file,
-                  "with --response-template: the request's tools (a JSON list), to type "
-                  "call arguments")
-      ->needs(rt);
+  auto* prefix = app->add_option("--prefix", a.prefix_file,
+                                 "with a response template: the prompt the generation continues");
+  auto* tools = app->add_option(
+      "--tools", a.tools_file,
+      "with a response template: the request's tools (a JSON list), to type call arguments");
   dialect->required(false);
   rt->excludes(dialect);
-  app->callback([dialect, rt] {
+  app->callback([dialect, rt, prefix, tools, &a] {
     if (dialect->count() == 0 && rt->count() == 0) {
       throw CLI::RequiredError("--dialect or --response-template");
+    }
+    if (a.response_template.empty() && (prefix->count() > 0 || tools->count() > 0)) {
+      throw CLI::ValidationError("--prefix/--tools", "need a response template");
     }
   });
 }
@@ -70,7 +71,7 @@ int main(int argc, char** argv) {
 
   ocml::cli::render_args ra;
   auto* render = app.add_subcommand("render", "render a JSON conversation to markup");
-  auto* render_dialect = add_dialect(render, ra.dialect);
+  auto* render_dialect = add_dialect(render, ra.dialect, &ra.template_file);
   auto* g = render->add_option_group(
       "format",
       "input JSON shape (default: OpenAI chat JSON; native when it has native-only keys)");
@@ -131,7 +132,7 @@ int main(int argc, char** argv) {
 
   ocml::cli::parse_args pa;
   auto* parse = app.add_subcommand("parse", "parse markup to JSON");
-  auto* parse_dialect = add_dialect(parse, pa.decoder.dialect);
+  auto* parse_dialect = add_dialect(parse, pa.decoder.dialect, &pa.response_template);
   auto* pg = parse->add_option_group("format", "output JSON shape (default: native)");
   bool p_native = false;
   pg->add_flag("--openai", pa.openai, "OpenAI chat JSON");
@@ -149,7 +150,7 @@ int main(int argc, char** argv) {
 
   ocml::cli::parse_args sa;
   auto* stream = app.add_subcommand("stream", "decoder events as JSON lines");
-  auto* stream_dialect = add_dialect(stream, sa.decoder.dialect);
+  auto* stream_dialect = add_dialect(stream, sa.decoder.dialect, &sa.response_template);
   add_decoder_flags(stream, sa.decoder);
   stream->add_option("--chunk", sa.chunk, "feed the decoder N bytes at a time")
       ->check(CLI::PositiveNumber);

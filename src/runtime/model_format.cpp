@@ -1,0 +1,155 @@
+// A model's own format (its two templates and stop strings) and the generation loop on it.
+#include "ocml/model_format.hpp"
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "ocml/json.hpp"
+
+namespace ocml {
+
+namespace {
+
+bool read_file(const std::filesystem::path& p, std::string& out) {
+  std::ifstream in(p, std::ios::binary);
+  if (!in) return false;
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  out = ss.str();
+  return true;
+}
+
+std::string token_text(const json& t) {
+  if (t.is_string()) return t.get<std::string>();
+  if (t.is_object() && t.contains("content") && t["content"].is_string()) {
+    return t["content"].get<std::string>();
+  }
+  return {};
+}
+
+// The text of each eos_token_id of generation_config.json, from the config's added tokens.
+void add_generation_stops(const std::filesystem::path& dir, const json& config,
+                          std::vector<std::string>& stop) {
+  std::string text;
+  if (!read_file(dir / "generation_config.json", text)) return;
+  const json gen = json::parse(text, nullptr, false);
+  if (!gen.is_object() || !gen.contains("eos_token_id")) return;
+  json ids = gen["eos_token_id"];
+  if (!ids.is_array()) ids = json::array({ids});
+  const auto added = config.find("added_tokens_decoder");
+  if (added == config.end() || !added->is_object()) return;
+  for (const auto& id : ids) {
+    if (!id.is_number_integer()) continue;
+    const auto t = added->find(std::to_string(id.get<long long>()));
+    if (t == added->end()) continue;
+    const std::string s = token_text(*t);
+    if (!s.empty() && std::find(stop.begin(), stop.end(), s) == stop.end()) stop.push_back(s);
+  }
+}
+
+}  // namespace
+
+result<model_format> model_format::load(const std::string& path) {
+  namespace fs = std::filesystem;
+  fs::path file = path;
+  std::error_code ec;
+  if (fs::is_directory(file, ec)) file /= "tokenizer_config.json";
+  std::string text;
+  if (!read_file(file, text))
+    return make_error(error_code::io_error, "cannot read " + file.string());
+  const json config = json::parse(text, nullptr, false);
+  if (!config.is_object()) {
+    return make_error(error_code::invalid_json, file.string() + ": not a JSON object");
+  }
+  if (!config.contains("response_template")) {
+    return make_error(error_code::invalid_json,
+                      file.string() +
+                          ": no response_template (a model format needs both "
+                          "templates; add one, see docs/templates.md)");
+  }
+  model_format f;
+  auto chat = model_template::from_text(text);
+  if (!chat) {
+    diagnostic d = chat.error();
+    d.message = file.string() + ": " + d.message;
+    return d;
+  }
+  f.chat_ = std::move(chat).value();
+  auto resp = response_template::from_json(config);
+  if (!resp) {
+    diagnostic d = resp.error();
+    d.message = file.string() + ": " + d.message;
+    return d;
+  }
+  f.response_ = std::move(resp).value();
+  const std::string eos = token_text(config.value("eos_token", json()));
+  if (!eos.empty()) f.stop_.push_back(eos);
+  add_generation_stops(file.parent_path(), config, f.stop_);
+  return f;
+}
+
+result<std::string> model_format::prompt(const conversation& c,
+                                         const template_json_options& options) const {
+  const json request = to_openai_json(c, {});
+  return chat_.render_json(dump_json(request), options);
+}
+
+format_generation generate(model& engine, const model_format& format, const std::string& prompt,
+                           const conversation& c, const generate_options& options,
+                           const std::function<void(const delta&)>& on_delta) {
+  format_generation g;
+  const json request = to_openai_json(c, {});
+  const json* tools = request.contains("tools") ? &request["tools"] : nullptr;
+  response_projection proj([&](const delta& d) {
+    if (on_delta) on_delta(d);
+  });
+  response_parser parser(format.response(),
+                         {.prefix = prompt, .tools = tools, .lenient = options.lenient},
+                         [&](const response_event& e) { proj(e); });
+  model_request req;
+  req.prompt = prompt;
+  req.stop = format.stop();
+  req.max_tokens = options.max_tokens;
+  req.cancel = options.cancel;
+  bool over = false;
+  bool cancelled = false;
+  auto fin = engine.complete(req, [&](std::string_view text) {
+    if (options.cancel != nullptr && options.cancel->cancelled()) {
+      cancelled = true;
+      return false;
+    }
+    if (options.max_bytes != 0 && g.text.size() + text.size() > options.max_bytes) {
+      text = text.substr(0, options.max_bytes - g.text.size());
+      over = true;
+    }
+    g.text.append(text);
+    parser.push(text);
+    return !over;
+  });
+  auto m = parser.finish();
+  g.diagnostics = parser.diagnostics();
+  if (!fin) {
+    g.diagnostics.push_back(fin.error());
+    g.finish = finish_reason::error;
+  } else if (cancelled) {
+    g.finish = finish_reason::cancelled;
+  } else if (over || fin->reason == engine_stop::length) {
+    g.finish = finish_reason::length;
+  } else if (fin->reason == engine_stop::eof) {
+    g.diagnostics.push_back(make_error(error_code::stream_truncated,
+                                       "the engine's stream ended without a finish reason"));
+    g.finish = finish_reason::error;
+  }
+  if (!m) {
+    g.finish = finish_reason::error;
+    return g;
+  }
+  g.message = std::move(m).value();
+  auto conv = from_openai_json(json{{"messages", json::array({response_to_openai(g.message)})}});
+  if (conv) g.messages = std::move(conv->messages);
+  if (g.finish == finish_reason::none) g.finish = proj.natural_finish();
+  return g;
+}
+
+}  // namespace ocml
