@@ -12,6 +12,8 @@ namespace ocml::resp {
 
 namespace {
 
+constexpr std::size_t kUnknown = static_cast<std::size_t>(-2);
+
 bool nonempty(const json& v) {
   if (v.is_null()) return false;
   if (v.is_string()) return !v.get_ref<const std::string&>().empty();
@@ -119,7 +121,13 @@ const executor::found& executor::search(std::size_t slot, const delimiter& d, bo
   if (f.valid && f.eos == eos && f.until == end && f.from <= pos_ && (!f.any || f.start >= pos_)) {
     return f;
   }
+  // Where each literal next occurs stays true while the buffer is the same and the scan
+  // has not passed it (a far literal, such as <|im_end|> beside </tool_call>, is then looked
+  // for once per buffer, not once per region).
+  std::vector<std::size_t> next = std::move(f.next);
+  if (f.next_until != end || next.size() != d.lits.size()) next.assign(d.lits.size(), kUnknown);
   f = found{};
+  f.next_until = end;
   f.valid = true;
   f.from = pos_;
   f.until = end;
@@ -133,7 +141,19 @@ const executor::found& executor::search(std::size_t slot, const delimiter& d, bo
     return f;
   }
   if (!d.lits.empty()) {
-    const auto [best, len] = find_literal(hay, from, d.lits);
+    std::size_t best = std::string_view::npos;
+    std::size_t len = 0;
+    for (std::size_t i = 0; i < d.lits.size(); ++i) {
+      if (next[i] == kUnknown || (next[i] != std::string_view::npos && next[i] < pos_)) {
+        const std::size_t p = hay.find(d.lits[i], from);
+        next[i] = p == std::string_view::npos ? p : base_ + p;
+      }
+      if (next[i] != std::string_view::npos && next[i] - base_ < best) {
+        best = next[i] - base_;
+        len = d.lits[i].size();
+      }
+    }
+    f.next = std::move(next);
     std::size_t part = std::string_view::npos;
     if (!eos) {
       for (const auto& lit : d.lits) {

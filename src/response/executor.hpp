@@ -34,6 +34,8 @@ class executor {
     std::size_t start = 0;  // absolute
     std::size_t end = 0;    // absolute
     captures caps;
+    std::vector<std::size_t> next;  // literals: absolute next occurrence (npos: none)
+    std::size_t next_until = 0;     // the buffer end `next` was found in
   };
   const found& search(std::size_t slot, const delimiter& d, bool eos);
   void process(bool eos);

@@ -173,8 +173,9 @@ search_status regex::search(std::string_view subject, std::size_t from, bool par
   out.partial = false;
   for (const auto& [name, g] : groups_) {
     if (g >= rc) continue;
-    const PCRE2_SIZE b = ov[2 * g];
-    const PCRE2_SIZE e = ov[2 * g + 1];
+    const auto at = static_cast<std::size_t>(g) * 2;
+    const PCRE2_SIZE b = ov[at];
+    const PCRE2_SIZE e = ov[at + 1];
     if (b == PCRE2_UNSET) continue;
     out.groups.emplace_back(name, std::string(subject.substr(b, e - b)));
   }
