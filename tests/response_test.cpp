@@ -414,4 +414,39 @@ TEST(ResponseGuide, CatastrophicPatternIsBounded) {
   ASSERT_TRUE(m);
 }
 
+TEST(ResponseGuide, AnUnfinishedDelimiterHoldsAtMost64KiB) {
+  // The guide's gpt-oss call pattern on a header that never reaches <|message|>: a long
+  // word makes `(?P<name>\w+).*?` backtrack without end in Python. Here the bytes are
+  // released after 64 KiB (a warning), whole or streamed, and the message is the same.
+  const json spec = json::parse(R"({"fields": {"tool_calls": {
+    "open_pattern": "<\\|channel\\|>commentary to=functions\\.(?P<name>\\w+).*?<\\|message\\|>",
+    "close": "<|call|>", "repeats": true, "content": "json",
+    "transform": {"type": "function", "function": {"name": "{name}", "arguments": "{content}"}}},
+    "content": {}}})");
+  const auto t = load(spec);
+  const std::string text = "<|channel|>commentary to=functions.x" + std::string(200000, 'a');
+  for (const std::size_t chunk : {std::size_t{0}, std::size_t{16}, std::size_t{4096}}) {
+    ocml::response_parser p(t, {}, nullptr);
+    if (chunk == 0) {
+      p.push(text);
+    } else {
+      for (std::size_t i = 0; i < text.size(); i += chunk)
+        p.push(std::string_view(text).substr(i, chunk));
+    }
+    auto m = p.finish();
+    ASSERT_TRUE(m) << m.error().to_string();
+    const std::string content = m->value("content", "");
+    EXPECT_TRUE(content == text) << "chunk " << chunk << ": " << content.size() << " bytes of "
+                                 << text.size() << ", starts " << content.substr(0, 40);
+    ASSERT_FALSE(p.diagnostics().empty());
+    EXPECT_EQ(p.diagnostics()[0].code, ocml::error_code::limit_exceeded);
+    EXPECT_EQ(p.diagnostics()[0].level, ocml::severity::warning);
+  }
+  // A real call after it is still found.
+  auto m =
+      ocml::parse_response(t, text + "<|channel|>commentary to=functions.f<|message|>{}<|call|>");
+  ASSERT_TRUE(m);
+  EXPECT_EQ((*m)["tool_calls"][0]["function"]["name"], "f");
+}
+
 }  // namespace

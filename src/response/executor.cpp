@@ -13,6 +13,8 @@ namespace ocml::resp {
 namespace {
 
 constexpr std::size_t kUnknown = static_cast<std::size_t>(-2);
+// The longest a delimiter may be while it is incomplete (the bytes it holds back).
+constexpr std::size_t kMaxHold = std::size_t{64} << 10;
 
 bool nonempty(const json& v) {
   if (v.is_null()) return false;
@@ -48,6 +50,7 @@ executor::executor(std::shared_ptr<const spec> s, const response_parser_options&
   output_ = spec_->defaults;
   current_ = spec_->implicit;
   cache_.resize(spec_->fields.size() * 2);
+  skip_.assign(spec_->fields.size() * 2, 0);
   read_prefix(o.prefix);
 }
 
@@ -179,26 +182,46 @@ const executor::found& executor::search(std::size_t slot, const delimiter& d, bo
   }
   // A pattern sees only whole characters: a sequence cut short at the end is held back.
   const std::size_t lim = eos ? hay.size() : detail::utf8_whole(hay);
+  const std::size_t start = std::max(from, skip_[slot] > base_ ? skip_[slot] - base_ : 0);
   regex_match m;
   const search_status st =
-      lim < from ? search_status::none : d.re->search(hay.substr(0, lim), from, !eos, m);
+      lim < start ? search_status::none : d.re->search(hay.substr(0, lim), start, !eos, m);
   if (st == search_status::limit) {
+    // Backtracking without end (such as `(?P<name>\w+).*?` on a long word): this pattern
+    // matches nowhere in what the buffer holds now.
     report(error_code::limit_exceeded, pos_, lc_,
-           "a delimiter pattern exceeded PCRE2's match limit; it is treated as not matching");
+           "a delimiter pattern exceeded PCRE2's match limit: it matches nowhere before byte " +
+               std::to_string(end),
+           true);
+    skip_[slot] = end;
+    f.valid = false;
     return f;
   }
   if (st == search_status::none) {
     if (lim < hay.size()) {
       f.any = f.pending = true;
-      f.start = base_ + std::max(lim, from);
+      f.start = base_ + std::max(lim, start);
       f.end = end;
     }
     return f;
   }
+  const bool pending = !eos && (m.partial || m.end == lim);
+  if ((pending ? lim : m.end) - m.start > kMaxHold) {
+    // A delimiter is at most 64 KiB, whole or still unfinished (so a stream never holds
+    // more, and chunking cannot change which one is found): a longer one is none.
+    report(error_code::limit_exceeded, base_ + m.start, lc_,
+           "a delimiter of " + std::to_string((pending ? lim : m.end) - m.start) +
+               (pending ? " bytes and still unfinished" : " bytes") +
+               " is longer than 64 KiB: not a delimiter",
+           true);
+    skip_[slot] = base_ + m.start + 1;
+    f.valid = false;
+    return search(slot, d, eos);
+  }
   f.any = true;
   f.start = base_ + m.start;
   f.end = base_ + m.end;
-  f.pending = !eos && (m.partial || m.end == lim);
+  f.pending = pending;
   f.caps = std::move(m.groups);
   return f;
 }
