@@ -222,6 +222,8 @@ void append_text_line(std::string& out, std::string_view text, bool known_valid_
   out.push_back('}');
 }
 
+}  // namespace
+
 int batch(const batch_args& b, const std::string& file, const line_fn& fn) {
   if (file == "-" || file.empty()) {
     line_source src(STDIN_FILENO);
@@ -232,8 +234,6 @@ int batch(const batch_args& b, const std::string& file, const line_fn& fn) {
   line_source src(in.bytes());
   return run_lines(src, STDOUT_FILENO, std::cerr, b.jobs, fn, g_quiet);
 }
-
-}  // namespace
 
 void set_quiet(bool quiet) {
   g_quiet = quiet;
@@ -627,7 +627,52 @@ int run_prepare(const prepare_args& a) {
   return 0;
 }
 
+// convert --to model:PATH: the input's meaning in OpenAI form, through the model's own chat
+// template (the prompt a model would be given for this conversation, with no generation
+// prompt).
+int convert_to_model(const convert_args& a) {
+  auto f = model_template::from_file(a.to_model);
+  if (!f) {
+    std::cerr << a.to_model << ": " << f.error().to_string() << '\n';
+    return 1;
+  }
+  const auto one = [&](std::string_view text, std::vector<diagnostic>& diags, std::string& out) {
+    parse_result p = parse(text, {.dialect = a.from, .lenient = a.lenient});
+    diags = std::move(p.diagnostics);
+    if (any_error(diags)) return;
+    const json request = to_openai_json(plain_meaning(p.conversation, a.from), {});
+    auto t = f->render_json(dump_json(request), {});
+    if (!t) {
+      diags.push_back(t.error());
+      return;
+    }
+    out = std::move(*t);
+  };
+  if (a.batch.jsonl) {
+    return batch(a.batch, a.file, [&](const batch_line& line, line_result& r) {
+      auto text = markup_of_line(line.text);
+      if (!text) {
+        r.diagnostics.push_back(text.error());
+        return;
+      }
+      std::string out;
+      one(*text, r.diagnostics, out);
+      if (!any_error(r.diagnostics)) append_text_line(r.output, out);
+    });
+  }
+  input in;
+  if (!open_input(in, a.file)) return 1;
+  std::vector<diagnostic> diags;
+  std::string out;
+  one(in.bytes(), diags, out);
+  for (const auto& d : diags) print_diag(d);
+  if (any_error(diags)) return 1;
+  std::cout << out;
+  return 0;
+}
+
 int run_convert(const convert_args& a) {
+  if (!a.to_model.empty()) return convert_to_model(a);
   const convert_options o{.from = a.from, .to = a.to, .lenient = a.lenient, .strict = a.strict};
   if (a.batch.jsonl) {
     return batch(a.batch, a.file, [&o](const batch_line& line, line_result& r) {

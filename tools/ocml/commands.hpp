@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "batch.hpp"
 #include "ocml/decoder.hpp"
 #include "ocml/json.hpp"
 
@@ -61,6 +62,7 @@ struct parse_args {
 struct convert_args {
   ocml::dialect from = dialect::ocml_2_2;
   ocml::dialect to = dialect::ocml_2_2;
+  std::string to_model;  ///< --to model:PATH: the model's own chat template
   bool lenient = false;
   bool strict = false;
   std::string file = "-";
@@ -75,6 +77,8 @@ struct view_args {
 
 /// --quiet: warnings are not printed (a batch still ends with one count per warning code).
 void set_quiet(bool quiet);
+/// Runs `fn` on every line of `file` ("-": standard input) as --jsonl [-j N] says.
+int batch(const batch_args& b, const std::string& file, const line_fn& fn);
 /// Whether --quiet was given.
 [[nodiscard]] bool quiet();
 

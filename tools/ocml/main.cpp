@@ -185,7 +185,8 @@ int main(int argc, char** argv) {
   ocml::cli::convert_args ca;
   auto* conv = app.add_subcommand("convert", "convert markup from one dialect to another");
   add_dialect_option(conv, "--from", ca.from, "input dialect");
-  add_dialect_option(conv, "--to", ca.to, "output dialect");
+  add_dialect_option(conv, "--to", ca.to,
+                     "output dialect, or model:PATH (the model's own chat template)", &ca.to_model);
   conv->add_flag("--lenient", ca.lenient, "read malformed input leniently");
   conv->add_flag("--strict", ca.strict, "fail when the target cannot hold a feature");
   conv->add_option("file", ca.file, "input file, - for stdin");

@@ -115,9 +115,45 @@ json event_json(const response_event& e) {
 
 }  // namespace
 
+// --jsonl: a line is the generation (a JSON string), or an object with "generation" (or
+// "text") and optionally its own "prefix" and "tools"; the output line is the message.
+int parse_response_lines(const parse_args& a, const response_setup& s) {
+  return batch(a.batch, a.file, [&](const batch_line& line, line_result& r) {
+    auto j = parse_json_text(line.text);
+    if (!j) {
+      r.diagnostics.push_back(j.error());
+      return;
+    }
+    response_parser_options o = options_of(a, s);
+    std::string generation;
+    if (j->is_string()) {
+      generation = j->get<std::string>();
+    } else if (j->is_object() && ((j->contains("generation") && (*j)["generation"].is_string()) ||
+                                  (j->contains("text") && (*j)["text"].is_string()))) {
+      generation = j->contains("generation") ? (*j)["generation"].get<std::string>()
+                                             : (*j)["text"].get<std::string>();
+      if (j->contains("prefix") && (*j)["prefix"].is_string()) {
+        o.prefix = (*j)["prefix"].get_ref<const std::string&>();
+      }
+      if (j->contains("tools")) o.tools = &(*j)["tools"];
+    } else {
+      r.diagnostics.push_back(make_error(error_code::invalid_json,
+                                         "a line must be a JSON string or {\"generation\": ..., "
+                                         "\"prefix\": ..., \"tools\": ...}"));
+      return;
+    }
+    response_parser p(s.tmpl, o, nullptr);
+    p.push(generation);
+    auto m = p.finish();
+    r.diagnostics = p.diagnostics();
+    if (m) r.output = dump_json(a.openai ? response_to_openai(*m) : *m);
+  });
+}
+
 int run_parse_response(const parse_args& a) {
   response_setup s;
   if (!setup(a, s)) return 1;
+  if (a.batch.jsonl) return parse_response_lines(a, s);
   response_parser p(s.tmpl, options_of(a, s), nullptr);
   const bool read = feed(p, a);
   auto m = p.finish();
