@@ -222,6 +222,17 @@ void append_text_line(std::string& out, std::string_view text, bool known_valid_
   out.push_back('}');
 }
 
+// The markup of a batch line, or false with the line's error recorded.
+bool markup_line(const batch_line& line, line_result& r, std::string& text) {
+  auto m = markup_of_line(line.text);
+  if (!m) {
+    r.diagnostics.push_back(m.error());
+    return false;
+  }
+  text = std::move(*m);
+  return true;
+}
+
 }  // namespace
 
 int batch(const batch_args& b, const std::string& file, const line_fn& fn) {
@@ -431,12 +442,9 @@ int run_parse(const parse_args& a) {
   }
   if (a.batch.jsonl) {
     return batch(a.batch, a.file, [&](const batch_line& line, line_result& r) {
-      auto text = markup_of_line(line.text);
-      if (!text) {
-        r.diagnostics.push_back(text.error());
-        return;
-      }
-      parse_result p = parse(*text, a.decoder);
+      std::string text;
+      if (!markup_line(line, r, text)) return;
+      parse_result p = parse(text, a.decoder);
       r.diagnostics = std::move(p.diagnostics);
       r.output =
           dump_json(a.openai ? to_openai_json(plain_meaning(p.conversation, a.decoder.dialect), oo)
@@ -650,13 +658,10 @@ int convert_to_model(const convert_args& a) {
   };
   if (a.batch.jsonl) {
     return batch(a.batch, a.file, [&](const batch_line& line, line_result& r) {
-      auto text = markup_of_line(line.text);
-      if (!text) {
-        r.diagnostics.push_back(text.error());
-        return;
-      }
+      std::string text;
+      if (!markup_line(line, r, text)) return;
       std::string out;
-      one(*text, r.diagnostics, out);
+      one(text, r.diagnostics, out);
       if (!any_error(r.diagnostics)) append_text_line(r.output, out);
     });
   }
@@ -676,12 +681,9 @@ int run_convert(const convert_args& a) {
   const convert_options o{.from = a.from, .to = a.to, .lenient = a.lenient, .strict = a.strict};
   if (a.batch.jsonl) {
     return batch(a.batch, a.file, [&o](const batch_line& line, line_result& r) {
-      auto text = markup_of_line(line.text);
-      if (!text) {
-        r.diagnostics.push_back(text.error());
-        return;
-      }
-      convert_result c = convert(*text, o);
+      std::string text;
+      if (!markup_line(line, r, text)) return;
+      convert_result c = convert(text, o);
       r.diagnostics = std::move(c.diagnostics);
       append_text_line(r.output, c.text);
     });
