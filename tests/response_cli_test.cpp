@@ -109,11 +109,12 @@ TEST(ResponseCli, ModelFormatOnTheCommandLine) {
   ASSERT_EQ(c.code, 0) << c.err;
   EXPECT_EQ(c.out, "<|im_start|>user\nHi<|im_end|>\n<|im_start|>assistant\nHello!<|im_end|>\n");
   // parse -d model:PATH --jsonl: one message per line, a line's own prefix, errors per line.
-  const auto p = run("parse -d " + model + " --jsonl -",
-                     "\"Hi <tool_call>{\\\"name\\\": \\\"a\\\", \\\"arguments\\\": {}}</tool_call>\"\n"
-                     "{\"prefix\": \"<|im_start|>assistant\\n<think>\\n\", \"generation\": "
-                     "\"hm</think>ok<|im_end|>\"}\n"
-                     "{\"generation\": \"<tool_call>{bad</tool_call>\"}\n");
+  const auto p =
+      run("parse -d " + model + " --jsonl -",
+          "\"Hi <tool_call>{\\\"name\\\": \\\"a\\\", \\\"arguments\\\": {}}</tool_call>\"\n"
+          "{\"prefix\": \"<|im_start|>assistant\\n<think>\\n\", \"generation\": "
+          "\"hm</think>ok<|im_end|>\"}\n"
+          "{\"generation\": \"<tool_call>{bad</tool_call>\"}\n");
   EXPECT_EQ(p.code, 1);
   std::istringstream lines(p.out);
   std::string l1, l2, l3;
@@ -121,7 +122,8 @@ TEST(ResponseCli, ModelFormatOnTheCommandLine) {
   std::getline(lines, l2);
   std::getline(lines, l3);
   EXPECT_EQ(json::parse(l1)["tool_calls"][0]["function"]["name"], "a");
-  EXPECT_EQ(json::parse(l2), json::parse(R"({"role": "assistant", "thinking": "hm", "content": "ok"})"));
+  EXPECT_EQ(json::parse(l2),
+            json::parse(R"({"role": "assistant", "thinking": "hm", "content": "ok"})"));
   EXPECT_EQ(json::parse(l3)["error"]["code"], "E-RESPONSE-CONTENT");
   // A command that has no use for a model's templates says so.
   EXPECT_EQ(run("validate -d " + model + " -", "x").code, 2);

@@ -69,7 +69,7 @@ class executor {
   json output_;
   bool from_prefix_ = false;
   bool finished_ = false;
-  std::vector<found> cache_;  // one per (field, open|close)
+  std::vector<found> cache_;       // one per (field, open|close)
   std::vector<std::size_t> skip_;  // per slot: where its searches start at the earliest
   std::vector<diagnostic> diags_;
   std::optional<diagnostic> first_error_;

@@ -590,16 +590,13 @@ value f_safe(interpreter&, const value& v, call&) {
   out.safe = true;
   return out;
 }
-value f_escape(interpreter&, const value& v, call&) {
-  if (v.safe) return v;
-  value out(html_escape(to_str(v)));
-  out.safe = true;
-  return out;
-}
 value f_forceescape(interpreter&, const value& v, call&) {
   value out(html_escape(to_str(v)));
   out.safe = true;
   return out;
+}
+value f_escape(interpreter& in, const value& v, call& a) {
+  return v.safe ? v : f_forceescape(in, v, a);  // Markup is already escaped
 }
 value f_replace(interpreter&, const value& v, call& a) {
   const value count = opt(a, 2, "count", value(none_t{}));

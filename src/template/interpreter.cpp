@@ -69,15 +69,12 @@ void interpreter::exec_body(const body& b) {
 std::string interpreter::capture(const body& b) {
   std::string buf;
   std::string* saved = out_;
-  const std::size_t used = saved->size();
-  out_ = &buf;
-  // The output limit counts what is captured as well.
+  out_ = &buf;  // the output limit applies to what is captured as well
   struct restore {
     interpreter& in;
     std::string* s;
     ~restore() { in.out_ = s; }
   } r{*this, saved};
-  (void)used;
   exec_body(b);
   return buf;
 }
