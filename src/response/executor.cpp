@@ -15,6 +15,8 @@ namespace {
 constexpr std::size_t kUnknown = static_cast<std::size_t>(-2);
 // The longest a delimiter may be while it is incomplete (the bytes it holds back).
 constexpr std::size_t kMaxHold = std::size_t{64} << 10;
+// Below this, an unfinished delimiter is looked at again at every push.
+constexpr std::size_t kRecheckFrom = 256;
 
 bool nonempty(const json& v) {
   if (v.is_null()) return false;
@@ -50,7 +52,7 @@ executor::executor(std::shared_ptr<const spec> s, const response_parser_options&
   output_ = spec_->defaults;
   current_ = spec_->implicit;
   cache_.resize(spec_->fields.size() * 2);
-  skip_.assign(spec_->fields.size() * 2, 0);
+  floor_.assign(spec_->fields.size() * 2, 0);
   read_prefix(o.prefix);
 }
 
@@ -121,8 +123,15 @@ void executor::read_prefix(std::string_view prefix) {
 const executor::found& executor::search(std::size_t slot, const delimiter& d, bool eos) {
   found& f = cache_[slot];
   const std::size_t end = base_ + buf_.size();
-  if (f.valid && f.eos == eos && f.until == end && f.from <= pos_ && (!f.any || f.start >= pos_)) {
-    return f;
+  if (f.valid && f.eos == eos && f.from <= pos_ && (!f.any || f.start >= pos_)) {
+    if (f.until == end) return f;
+    // A long unfinished pattern match is looked at again only once the input has grown by a
+    // quarter of it: each look re-reads what it holds, so this keeps the work per pushed
+    // byte constant (a short one, as every real delimiter is, is looked at every push).
+    const std::size_t held = f.until - f.start;
+    if (d.re != nullptr && f.pending && !eos && held >= kRecheckFrom && end - f.until < held / 4) {
+      return f;
+    }
   }
   // Where each literal next occurs stays true while the buffer is the same and the scan
   // has not passed it (a far literal, such as <|im_end|> beside </tool_call>, is then looked
@@ -182,7 +191,7 @@ const executor::found& executor::search(std::size_t slot, const delimiter& d, bo
   }
   // A pattern sees only whole characters: a sequence cut short at the end is held back.
   const std::size_t lim = eos ? hay.size() : detail::utf8_whole(hay);
-  const std::size_t start = std::max(from, skip_[slot] > base_ ? skip_[slot] - base_ : 0);
+  const std::size_t start = std::max(from, floor_[slot] > base_ ? floor_[slot] - base_ : 0);
   regex_match m;
   const search_status st =
       lim < start ? search_status::none : d.re->search(hay.substr(0, lim), start, !eos, m);
@@ -193,11 +202,14 @@ const executor::found& executor::search(std::size_t slot, const delimiter& d, bo
            "a delimiter pattern exceeded PCRE2's match limit: it matches nowhere before byte " +
                std::to_string(end),
            true);
-    skip_[slot] = end;
+    floor_[slot] = end;
     f.valid = false;
     return f;
   }
   if (st == search_status::none) {
+    // Hard partial matching reports any match the end cut short, so none starts before
+    // `lim`: later searches begin there, and each byte is read about once.
+    floor_[slot] = std::max(floor_[slot], base_ + std::max(lim, start));
     if (lim < hay.size()) {
       f.any = f.pending = true;
       f.start = base_ + std::max(lim, start);
@@ -205,6 +217,7 @@ const executor::found& executor::search(std::size_t slot, const delimiter& d, bo
     }
     return f;
   }
+  floor_[slot] = std::max(floor_[slot], base_ + m.start);
   const bool pending = !eos && (m.partial || m.end == lim);
   if ((pending ? lim : m.end) - m.start > kMaxHold) {
     // A delimiter is at most 64 KiB, whole or still unfinished (so a stream never holds
@@ -214,7 +227,7 @@ const executor::found& executor::search(std::size_t slot, const delimiter& d, bo
                (pending ? " bytes and still unfinished" : " bytes") +
                " is longer than 64 KiB: not a delimiter",
            true);
-    skip_[slot] = base_ + m.start + 1;
+    floor_[slot] = base_ + m.start + 1;
     f.valid = false;
     return search(slot, d, eos);
   }

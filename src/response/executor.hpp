@@ -69,8 +69,10 @@ class executor {
   json output_;
   bool from_prefix_ = false;
   bool finished_ = false;
-  std::vector<found> cache_;       // one per (field, open|close)
-  std::vector<std::size_t> skip_;  // per slot: where its searches start at the earliest
+  std::vector<found> cache_;  // one per (field, open|close)
+  /// Per slot: no match of its pattern starts before this absolute offset (what was read
+  /// without finding one, and the starts given up on).
+  std::vector<std::size_t> floor_;
   std::vector<diagnostic> diags_;
   std::optional<diagnostic> first_error_;
 };
