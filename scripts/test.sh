@@ -12,7 +12,7 @@ bash scripts/setup.sh --dev
 bash scripts/check-format.sh
 
 cmake -S . -B build -DCMAKE_BUILD_TYPE=Release \
-  -DOCML_BUILD_TESTS=ON -DOCML_BUILD_BENCHMARKS=ON -DOCML_BUILD_CLI=ON
+  -DOCML_BUILD_TESTS=ON -DOCML_BUILD_BENCHMARKS=OFF -DOCML_BUILD_CLI=ON
 cmake --build build -j"$jobs"
 ctest --test-dir build -j"$jobs" --output-on-failure
 

@@ -599,29 +599,35 @@ struct loop_object final : object {
 
 void for_node::exec(interpreter& in) const {
   const value src = iter->eval(in);
-  list all = iterate(src);
   frame* outer = in.scope();
+  // A list is iterated where it is (no copy); anything else is turned into one.
+  list_ptr items = src.is_list() && !filter ? std::get<list_ptr>(src.v)
+                                            : std::make_shared<const list>(iterate(src));
+  // One frame for the whole loop, emptied before each item (as a new one would be): its
+  // storage is allocated once, not at every iteration.
   if (filter) {
+    interpreter::scope_guard g(in, outer);
     list kept;
-    for (const auto& item : all) {
-      interpreter::scope_guard g(in, outer);
+    for (const auto& item : *items) {
+      g.f.vars.clear();
       bind(in, vars, item);
       if (truthy(filter->eval(in))) kept.push_back(item);
     }
-    all = std::move(kept);
+    items = std::make_shared<const list>(std::move(kept));
   }
-  if (all.empty()) {
+  if (items->empty()) {
     in.exec_body(otherwise);
     return;
   }
+  interpreter::scope_guard g(in, outer);
   auto loop = std::make_shared<loop_object>();
-  loop->items = std::make_shared<const list>(std::move(all));
+  loop->items = std::move(items);
   // loop.depth counts recursive loop() calls, which templates do not make: it stays 1.
   const value loop_value{object_ptr(loop)};
   for (std::size_t i = 0; i < loop->items->size(); ++i) {
     in.step();
     loop->index0 = i;
-    interpreter::scope_guard g(in, outer);
+    g.f.vars.clear();
     bind(in, vars, (*loop->items)[i]);
     in.assign("loop", loop_value);
     in.exec_body(loop_body);
