@@ -308,7 +308,12 @@ void executor::close_region() {
            "field '" + f.name + "': invalid UTF-8" + (lenient_ ? " (replaced by U+FFFD)" : ""));
     body_ = detail::valid_utf8(body_);
   }
-  for (auto& [name, v] : caps_) v = detail::valid_utf8(v);
+  for (auto& [name, v] : caps_) {
+    const auto* b = reinterpret_cast<const unsigned char*>(v.data());
+    if (detail::utf8_first_invalid(b, v.size(), false, nullptr) != v.size()) {
+      v = detail::valid_utf8(v);
+    }
+  }
   json parsed;
   json value;
   std::string err;

@@ -20,6 +20,13 @@ const json* function_of(const json& call) {
   return call.contains("name") ? &call : nullptr;
 }
 
+// The id the model gave a call, or "call_N" for the call at `index`.
+std::string call_id(const json& call, std::size_t index) {
+  const auto id = call.is_object() ? call.find("id") : call.end();
+  return id != call.end() && id->is_string() ? id->get<std::string>()
+                                             : "call_" + std::to_string(index);
+}
+
 std::string arguments_text(const json& fn) {
   const auto args = fn.find("arguments");
   if (args == fn.end() || args->is_null()) return "{}";
@@ -49,9 +56,7 @@ json response_to_openai(const json& message) {
       const json* fn = function_of(c);
       if (fn == nullptr) continue;
       list.push_back(
-          {{"id", c.is_object() && c.contains("id") && c["id"].is_string()
-                      ? c["id"].get<std::string>()
-                      : "call_" + std::to_string(list.size())},
+          {{"id", call_id(c, list.size())},
            {"type", "function"},
            {"function", {{"name", fn->value("name", "")}, {"arguments", arguments_text(*fn)}}}});
     }
@@ -95,9 +100,7 @@ void response_projection::call(const json& value, std::size_t offset) {
   }
   const json* fn = function_of(value);
   if (fn == nullptr) return;
-  const std::string id = value.is_object() && value.contains("id") && value["id"].is_string()
-                             ? value["id"].get<std::string>()
-                             : "call_" + std::to_string(calls_);
+  const std::string id = call_id(value, calls_);
   const std::string name = fn->value("name", "");
   const std::string args = arguments_text(*fn);
   delta d;

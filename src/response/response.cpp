@@ -1,8 +1,6 @@
 // The public face of response templates: loading, the parser, the one-shot parse.
-#include <fstream>
-#include <sstream>
-
 #include "ocml/response.hpp"
+#include "core/read_file.hpp"
 #include "response/executor.hpp"
 #include "response/spec.hpp"
 
@@ -55,11 +53,10 @@ result<response_template> response_template::from_text(std::string_view json_tex
 }
 
 result<response_template> response_template::from_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return make_error(error_code::io_error, "cannot read " + path);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  auto t = from_text(ss.str());
+  std::string text;
+  if (!detail::read_file(path, text))
+    return make_error(error_code::io_error, "cannot read " + path);
+  auto t = from_text(text);
   if (!t) {
     diagnostic d = t.error();
     d.message = path + ": " + d.message;

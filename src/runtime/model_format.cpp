@@ -1,38 +1,21 @@
 // A model's own format (its two templates and stop strings) and the generation loop on it.
 #include "ocml/model_format.hpp"
 
+#include <algorithm>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
+#include "core/read_file.hpp"
 #include "ocml/json.hpp"
 
 namespace ocml {
 
 namespace {
 
-bool read_file(const std::filesystem::path& p, std::string& out) {
-  std::ifstream in(p, std::ios::binary);
-  if (!in) return false;
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  out = ss.str();
-  return true;
-}
-
-std::string token_text(const json& t) {
-  if (t.is_string()) return t.get<std::string>();
-  if (t.is_object() && t.contains("content") && t["content"].is_string()) {
-    return t["content"].get<std::string>();
-  }
-  return {};
-}
-
 // The text of each eos_token_id of generation_config.json, from the config's added tokens.
 void add_generation_stops(const std::filesystem::path& dir, const json& config,
                           std::vector<std::string>& stop) {
   std::string text;
-  if (!read_file(dir / "generation_config.json", text)) return;
+  if (!detail::read_file((dir / "generation_config.json").string(), text)) return;
   const json gen = json::parse(text, nullptr, false);
   if (!gen.is_object() || !gen.contains("eos_token_id")) return;
   json ids = gen["eos_token_id"];
@@ -43,7 +26,9 @@ void add_generation_stops(const std::filesystem::path& dir, const json& config,
     if (!id.is_number_integer()) continue;
     const auto t = added->find(std::to_string(id.get<long long>()));
     if (t == added->end()) continue;
-    const std::string s = token_text(*t);
+    const auto content = t->is_object() ? t->find("content") : t->end();
+    if (content == t->end() || !content->is_string()) continue;
+    const std::string& s = content->get_ref<const std::string&>();
     if (!s.empty() && std::find(stop.begin(), stop.end(), s) == stop.end()) stop.push_back(s);
   }
 }
@@ -56,8 +41,9 @@ result<model_format> model_format::load(const std::string& path) {
   std::error_code ec;
   if (fs::is_directory(file, ec)) file /= "tokenizer_config.json";
   std::string text;
-  if (!read_file(file, text))
+  if (!detail::read_file(file.string(), text)) {
     return make_error(error_code::io_error, "cannot read " + file.string());
+  }
   const json config = json::parse(text, nullptr, false);
   if (!config.is_object()) {
     return make_error(error_code::invalid_json, file.string() + ": not a JSON object");
@@ -83,7 +69,8 @@ result<model_format> model_format::load(const std::string& path) {
     return d;
   }
   f.response_ = std::move(resp).value();
-  const std::string eos = token_text(config.value("eos_token", json()));
+  // The chat template already read the special tokens (strings or AddedToken objects).
+  const std::string eos = f.chat_.special_tokens().value("eos_token", "");
   if (!eos.empty()) f.stop_.push_back(eos);
   add_generation_stops(file.parent_path(), config, f.stop_);
   return f;

@@ -49,14 +49,12 @@ constexpr auto py_space = py_isspace;
 
 // strip/lstrip/rstrip: `chars` none means white space. Only the stripped ends are decoded.
 std::string py_strip(std::string_view s, const value* chars, bool left, bool right) {
+  if (chars == nullptr || chars->is_none()) return std::string(detail::py_strip_ws(s, left, right));
   std::vector<char32_t> set;
-  const bool ws = chars == nullptr || chars->is_none();
-  if (!ws) {
-    const std::string& c = need_str(*chars, "strip arg");
-    for (std::size_t i = 0; i < c.size();) set.push_back(decode(c, i));
-  }
+  const std::string& c = need_str(*chars, "strip arg");
+  for (std::size_t i = 0; i < c.size();) set.push_back(decode(c, i));
   const auto strip_it = [&](char32_t c) {
-    return ws ? py_space(c) : std::find(set.begin(), set.end(), c) != set.end();
+    return std::find(set.begin(), set.end(), c) != set.end();
   };
   std::size_t b = 0;
   std::size_t e = s.size();

@@ -1,10 +1,9 @@
 // chat_template: compile once, render from any thread; the variables of an OpenAI request.
 #include <ctime>
-#include <fstream>
 #include <new>
 #include <optional>
-#include <sstream>
 
+#include "core/read_file.hpp"
 #include "interchange/json_util.hpp"
 #include "interchange/simd_json.hpp"
 #include "ocml/template.hpp"
@@ -287,11 +286,10 @@ result<model_template> model_template::from_text(std::string_view text) {
 }
 
 result<model_template> model_template::from_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return make_error(error_code::io_error, "cannot read " + path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return from_text(ss.str());
+  std::string text;
+  if (!detail::read_file(path, text))
+    return make_error(error_code::io_error, "cannot read " + path);
+  return from_text(text);
 }
 
 const chat_template& model_template::select(bool has_tools) const {

@@ -4,9 +4,8 @@
 #include <unicode/normalizer2.h>
 
 #include <cstring>
-#include <fstream>
-#include <sstream>
 
+#include "core/read_file.hpp"
 #include "ocml/tokens.hpp"
 #include "tokens/load.hpp"
 #include "tokens/model.hpp"
@@ -116,11 +115,9 @@ std::pair<std::size_t, const detail::added_token*> find_added(const bpe_model& m
 }
 
 std::string read_file(const std::string& path, bool& ok) {
-  std::ifstream in(path, std::ios::binary);
-  ok = static_cast<bool>(in);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return std::move(s).str();
+  std::string text;
+  ok = detail::read_file(path, text);
+  return text;
 }
 
 }  // namespace

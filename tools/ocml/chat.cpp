@@ -144,6 +144,38 @@ generation generate_with_format(const chat_args& a, const model_format& f, const
   return g;
 }
 
+// One generation in a built-in dialect; nothing when the conversation cannot be prompted (a
+// user line the dialect cannot hold is then taken back on the turn's first round).
+std::optional<generation> generate_with_dialect(const chat_args& a, conversation& conv,
+                                                model& engine, printer& print,
+                                                const cost_function& cost, const tokenizer* tok,
+                                                bool first_round) {
+  auto p = build_prompt(conv, {.dialect = a.dialect,
+                               .think = a.think,
+                               .budget = a.budget,
+                               .cost = cost,
+                               .reasoning_effort = a.reasoning_effort});
+  if (!p) {
+    std::cerr << p.error().to_string() << '\n';
+    if (first_round) {
+      // The user's own line is what the dialect cannot hold: refused for this turn only.
+      conv.messages.pop_back();
+      std::cerr << "ocml chat: this message cannot be sent in " << dialect_name(a.dialect)
+                << " (not added to the conversation)\n";
+    }
+    return std::nullopt;
+  }
+  return generate(engine, *p,
+                  {.dialect = a.dialect,
+                   .think = a.think,
+                   .max_tokens = a.max_tokens,
+                   .max_bytes = a.max_bytes,
+                   .lenient = true,
+                   .cancel = &g_cancel,
+                   .tokens = tok},
+                  [&print](const delta& d) { print(d); });
+}
+
 bool run_turn(const chat_args& a, conversation& conv, model& engine, tool_router& router,
               const tokenizer* tok, const model_format* format) {
   printer print(a.show_reasoning);
@@ -152,34 +184,11 @@ bool run_turn(const chat_args& a, conversation& conv, model& engine, tool_router
     cost = [tok](std::string_view text) { return tok->encode(text, special_tokens::all).size(); };
   }
   for (unsigned round = 0; round < a.max_rounds; ++round) {
-    std::optional<generation> by_format;
-    if (format != nullptr) by_format = generate_with_format(a, *format, conv, engine, print);
-    auto p = format != nullptr ? result<prompt>(prompt{})
-                               : build_prompt(conv, {.dialect = a.dialect,
-                                                     .think = a.think,
-                                                     .budget = a.budget,
-                                                     .cost = cost,
-                                                     .reasoning_effort = a.reasoning_effort});
-    if (!p) {
-      std::cerr << p.error().to_string() << '\n';
-      if (round == 0) {
-        // The user's own line is what the dialect cannot hold: refused for this turn only.
-        conv.messages.pop_back();
-        std::cerr << "ocml chat: this message cannot be sent in " << dialect_name(a.dialect)
-                  << " (not added to the conversation)\n";
-      }
-      return false;
-    }
-    generation g = by_format ? std::move(*by_format)
-                             : generate(engine, *p,
-                                        {.dialect = a.dialect,
-                                         .think = a.think,
-                                         .max_tokens = a.max_tokens,
-                                         .max_bytes = a.max_bytes,
-                                         .lenient = true,
-                                         .cancel = &g_cancel,
-                                         .tokens = tok},
-                                        [&print](const delta& d) { print(d); });
+    std::optional<generation> made =
+        format != nullptr ? generate_with_format(a, *format, conv, engine, print)
+                          : generate_with_dialect(a, conv, engine, print, cost, tok, round == 0);
+    if (!made) return false;
+    generation g = std::move(*made);
     for (const auto& d : g.diagnostics) std::cerr << d.to_string() << '\n';
     if (g.finish == finish_reason::cancelled) {
       print.end_turn();

@@ -35,11 +35,6 @@ namespace {
 
 bool g_quiet = false;  // --quiet: no warnings
 
-void print_diag(const diagnostic& d, const std::string& prefix = {}) {
-  if (g_quiet && d.level == severity::warning) return;
-  std::cerr << prefix << d.to_string() << '\n';
-}
-
 bool any_error(const std::vector<diagnostic>& ds) {
   return std::any_of(ds.begin(), ds.end(),
                      [](const diagnostic& d) { return d.level == severity::error; });
@@ -235,6 +230,11 @@ bool markup_line(const batch_line& line, line_result& r, std::string& text) {
 
 }  // namespace
 
+void print_diag(const diagnostic& d, const std::string& prefix) {
+  if (g_quiet && d.level == severity::warning) return;
+  std::cerr << prefix << d.to_string() << '\n';
+}
+
 int batch(const batch_args& b, const std::string& file, const line_fn& fn) {
   if (file == "-" || file.empty()) {
     line_source src(STDIN_FILENO);
@@ -248,9 +248,6 @@ int batch(const batch_args& b, const std::string& file, const line_fn& fn) {
 
 void set_quiet(bool quiet) {
   g_quiet = quiet;
-}
-bool quiet() {
-  return g_quiet;
 }
 
 namespace {

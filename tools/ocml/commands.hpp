@@ -79,8 +79,8 @@ struct view_args {
 void set_quiet(bool quiet);
 /// Runs `fn` on every line of `file` ("-": standard input) as --jsonl [-j N] says.
 int batch(const batch_args& b, const std::string& file, const line_fn& fn);
-/// Whether --quiet was given.
-[[nodiscard]] bool quiet();
+/// Prints a diagnostic on standard error (a warning only without --quiet).
+void print_diag(const diagnostic& d, const std::string& prefix = {});
 
 int run_render(const render_args& a);
 int run_parse(const parse_args& a);

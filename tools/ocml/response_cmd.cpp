@@ -11,11 +11,6 @@ namespace ocml::cli {
 
 namespace {
 
-void print(const diagnostic& d) {
-  if (quiet() && d.level == severity::warning) return;
-  std::cerr << d.to_string() << '\n';
-}
-
 // The template, the prefix and the tools a command names; false after printing why not.
 struct response_setup {
   response_template tmpl;
@@ -38,7 +33,7 @@ bool read_text(const std::string& path, std::string& out) {
 bool setup(const parse_args& a, response_setup& s) {
   auto t = response_template::from_file(a.response_template);
   if (!t) {
-    print(t.error());
+    print_diag(t.error());
     return false;
   }
   s.tmpl = std::move(t).value();
@@ -48,7 +43,7 @@ bool setup(const parse_args& a, response_setup& s) {
     if (!read_text(a.tools_file, text)) return false;
     auto j = parse_json_text(text);
     if (!j) {
-      print(j.error());
+      print_diag(j.error());
       return false;
     }
     // A bare list of tools, or a request that holds one.
@@ -157,7 +152,7 @@ int run_parse_response(const parse_args& a) {
   response_parser p(s.tmpl, options_of(a, s), nullptr);
   const bool read = feed(p, a);
   auto m = p.finish();
-  for (const auto& d : p.diagnostics()) print(d);
+  for (const auto& d : p.diagnostics()) print_diag(d);
   if (!m || !read) return 1;
   std::cout << dump_json(a.openai ? response_to_openai(*m) : *m, 2) << '\n';
   return 0;
@@ -174,7 +169,7 @@ int run_stream_response(const parse_args& a) {
   response_projection proj([&](const delta& d) { openai(d); });
   const bool chunks = a.events == "openai";
   response_parser p(s.tmpl, options_of(a, s), [&](const response_event& e) {
-    if (e.kind == response_event_kind::diagnostic) print(*e.diag);
+    if (e.kind == response_event_kind::diagnostic) print_diag(*e.diag);
     if (chunks) {
       proj(e);
     } else {
