@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Installs dependencies, builds, checks formatting and runs every test:
 #   1. the Release suite with g++ (unit, property, conformance, golden, consumer, fuzz-corpus
 #      replays), 2. clang-tidy, 3. the corpus replay under valgrind,
@@ -8,21 +9,36 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 jobs=$(nproc)
+# Each stage's wall time, so the CI budget (30 min) can be read from the log.
+start=$SECONDS last=$SECONDS
+stage() {
+  echo "== stage: $1 took $((SECONDS - last)) s (total $((SECONDS - start)) s)"
+  last=$SECONDS
+}
 bash scripts/setup.sh --dev
 bash scripts/check-format.sh
+bash scripts/check-license.sh
+stage "setup and checks"
 
 cmake -S . -B build -DCMAKE_BUILD_TYPE=Release \
   -DOCML_BUILD_TESTS=ON -DOCML_BUILD_BENCHMARKS=OFF -DOCML_BUILD_CLI=ON
 cmake --build build -j"$jobs"
+stage "release build"
 ctest --test-dir build -j"$jobs" --output-on-failure
+stage "release tests"
 
 bash scripts/tidy.sh
+stage "clang-tidy"
 bash scripts/valgrind.sh
+stage "valgrind"
 
 # The sanitizer build (clang): tests and fuzzers from one tree.
 OCML_FUZZ_WITH_TESTS=ON bash scripts/fuzz.sh --configure-only
 cmake --build build-fuzz -j"$jobs"
+stage "sanitizer build"
 # (the consumer tests build plain, unsanitized programs: run once, above)
 ctest --test-dir build-fuzz -j"$jobs" --output-on-failure -E "^consumer_"
+stage "sanitizer tests"
 
 OCML_FUZZ_RUNS=${OCML_FUZZ_RUNS:-20000} bash scripts/fuzz.sh
+stage "fuzzing"
