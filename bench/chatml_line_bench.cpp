@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The JSONL -> ChatML hot path in process (no start-up, no I/O): the batch line renderer
 // (json_reader, escaped output) and the simdjson one-pass renderer (plain text) over the
 // lines of the Jinja2 comparison corpus.

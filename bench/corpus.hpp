@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Synthetic OpenChatML transcripts for benchmarks: content full of '<' (code and HTML).
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Decoder throughput: one-shot parse, and streaming at 16-byte chunks for growing messages
 // (bytes/second must stay flat: O(1) work per byte).
 #include <benchmark/benchmark.h>

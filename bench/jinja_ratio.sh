@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Paired timing of `ocml render -d DIALECT --jsonl` against Jinja2 rendering the same corpus
 # with the dialect's template: the two run alternately, so a slow phase of a shared machine
 # hits both, and the ratio of each pair is reported (median, min, max).

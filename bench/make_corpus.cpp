@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Writes a synthetic transcript for command-line benchmarks:
 //   ocml_make_corpus 64 > /tmp/corpus.txt   (size in MiB)
 #include <cstdlib>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Writes N seeded OpenAI conversations, one JSON object per line (the corpus of the
 // JSONL -> chatml benchmark against Jinja2):
 //   ocml_make_openai_jsonl 20000 > /tmp/convs.jsonl

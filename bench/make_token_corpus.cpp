@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // ocml_make_token_corpus MB: the seeded token corpus (tests/token_corpus.hpp), documents
 // separated by a blank line, about MB megabytes, on standard output.
 #include <cstdio>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Event projection cost per token: a completion streamed one ~4-byte token at a time
 // through the decoder, the projection and a JSON writer. The time per token must stay
 // flat as the message grows (O(1) per token, nothing re-parsed).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Render throughput for each dialect.
 #include <benchmark/benchmark.h>
 

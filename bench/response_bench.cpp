@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Response templates: ocml's executor with tests/response/templates/qwen3.json against ocml's
 // native Qwen3 decoder on the same generation (thinking, text, many JSON tool calls), whole
 // and at 16-byte pushes, for growing sizes (bytes/second must stay flat).

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Chat templates: `ocml render --template T --jsonl` against Python Jinja2 doing the same
 # JSONL-in, JSON-out work (tests/tools/render_template.py, set up as transformers sets it up),
 # on one seeded corpus, for every template given; best of N runs each, and the geometric mean

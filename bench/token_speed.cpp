@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // ocml_token_speed: the tokenizer's speeds on one machine, for docs/BENCHMARKS.md.
 //
 //   ocml_token_speed TOKENIZER_FILE ENCODING CORPUS_FILE

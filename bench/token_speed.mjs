@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The peer in the same run: tiktoken-rs (native, Node binding) and, for scale, the
 // `tiktoken` WASM package, on the corpus bench/token_speed.sh gives ocml_token_speed.
 //   node bench/token_speed.mjs CORPUS_FILE

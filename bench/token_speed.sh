@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Tokenizer speed, ocml and its peers in one run on one corpus (docs/BENCHMARKS.md).
 #   bench/token_speed.sh BUILD_DIR
 set -euo pipefail

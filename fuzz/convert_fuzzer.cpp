@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Conversion between dialects: never crashes, and what it writes parses in the target.
 #include "fuzz_common.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // JSON import: OpenAI, native and harmony shapes never crash; the fast paths (simdjson and
 // the batch line reader) agree with the general path whenever they accept (OpenAI reading,
 // and OpenAI -> ChatML).

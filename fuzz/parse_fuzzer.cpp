@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // One-shot parse of one dialect (ocml_fuzz_dialect, set by each target's one-line source),
 // checked against a streaming parse split at input-derived points, strict and lenient. With
 // ocml_fuzz_dialect -1 the first byte picks the dialect (the streaming target).

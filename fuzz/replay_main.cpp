@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Runs a libFuzzer target over files and directories without libFuzzer (plain ctest).
 #include <csignal>
 #include <cstdint>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The response-template executor: any spec loads or fails with E-RESPONSE-TEMPLATE; any
 // generation parses (strict: or fails with E-RESPONSE-CONTENT/-MISSING or E-LIMIT-EXCEEDED),
 // never a crash or a hang; the spans of the events tile prefix + generation, and feeding the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // render∘parse: whatever parses cleanly renders, and rendering is a fixed point
 // (render(parse(render(c))) == render(c)).
 #include "fuzz_common.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The chat-template engine: any template text with any variables compiles or fails with
 // E-TEMPLATE-SYNTAX, and renders within its limits or fails with one of the E-TEMPLATE-*
 // codes or E-LIMIT-EXCEEDED: never a crash, a hang or an E-INTERNAL. Input: template text,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Tokenizer round trips on arbitrary bytes: the pre-tokenizers' pieces tile the input and
 // always advance (all four patterns); decode(encode(x)) == x with and without special
 // tokens; the streaming text decoder gives back exactly the bytes. Then the same bytes as

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The YAML document header: parsing never crashes or hangs; a parsed header renders and
 // parses back to itself.
 #include <simdjson.h>

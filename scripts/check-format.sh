@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Fails when a C++ file is not formatted per .clang-format.
 set -euo pipefail
 cd "$(dirname "$0")/.."

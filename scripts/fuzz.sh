@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Builds the libFuzzer targets with clang 14 under ASan+UBSan and runs each for a bounded
 # time (OCML_FUZZ_SECONDS, default 30) or, with OCML_FUZZ_RUNS=N, for exactly N executions
 # from a fixed seed (reproducible: what CI runs). Seeded from the conformance suite and

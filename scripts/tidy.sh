@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # clang-tidy with the checked-in .clang-tidy over the library and the tool (CI runs this).
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Replays the conformance suite and the spec fixtures (8 split patterns each, every dialect)
 # under valgrind memcheck; any error fails.
 set -euo pipefail

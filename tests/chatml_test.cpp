@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // ChatML (Qwen2.5 + Hermes): byte-identical to the Qwen2.5 template under Jinja2,
 // round trips, chunking, injection safety.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Runs the `ocml` program of this build (OCML_CLI_PATH) with arguments and standard input.
 #pragma once
 

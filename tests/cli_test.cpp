@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The ocml tool's contract: exit codes 0/1/2, `E-CODE line:col message` on stderr.
 #include <gtest/gtest.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The conformance suite (tests/conformance/<dialect>/, named the JSONTestSuite way):
 // y_ must parse, n_ must be rejected with the recorded code and offset, i_ may go either way
 // but must never crash and must match what was recorded. Every case is replayed whole, at

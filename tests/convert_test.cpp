@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Conversion between every pair of dialects: lossless where both hold a feature, and
 // what the target cannot hold is reported (an error with strict).
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Decoder behaviour: tokens across chunks, escapes, literal blocks, header forms,
 // errors with byte offset and line:column, completion mode, limits, UTF-8.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Display policy (2.2 §4-5, §11).
 #include <gtest/gtest.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The batch hot path's JSON escaping and its one-pass ChatML renderer, held against
 // independent implementations: nlohmann-json's serializer and the library's general path.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Spec fixtures (2.2 §17, worked examples of 2.2 §16 and 2.0 §11): expected parse, every
 // chunk size, and render -> parse round trip.
 #include <gtest/gtest.h>

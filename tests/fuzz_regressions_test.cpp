@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Inputs the fuzzers found (fuzz/regressions/<dialect>--<what>, first byte = the seed that
 // picked the split pattern), replayed through the same check as the parse targets.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // GabGPT: the spec's examples, preparation, display segments, truncation, round trips.
 #include <gtest/gtest.h>
 

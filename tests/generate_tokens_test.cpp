@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The generation loop in token mode: the prompt goes out as IDs, sampled IDs come back, the
 // loop stops on the dialect's stop-token IDs whether or not the engine does, structure comes
 // only from special IDs, and the HTTP client speaks vLLM's `return_token_ids` protocol.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Inputs that end right before a PROT_NONE page: a read past the end of the input faults.
 // Every decoder, one-shot and chunked, over the conformance cases and edge inputs.
 #include <gtest/gtest.h>

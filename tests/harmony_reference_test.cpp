@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // openai/harmony v0.0.8 goldens (../shared/reference/harmony): every rendering golden
 // byte-exact from its request, every text parsing golden to its expected messages.
 #include <gtest/gtest.h>

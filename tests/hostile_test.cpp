@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Hostile input, round two (issue 13): each reproducer of the probe, as a regression test.
 // Nesting: no JSON path recurses on untrusted depth (default_max_json_depth, E-LIMIT-EXCEEDED).
 #include <gtest/gtest.h>

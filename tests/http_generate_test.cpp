@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The generation loop through the HTTP completions backend against a loopback server:
 // every GabGPT generation rule and every 2.2 stop condition.
 #include <gtest/gtest.h>

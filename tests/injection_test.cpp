@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Nothing forges structure, in any field (issue 13): random conversations whose every
 // string field a dialect writes (content, names, reasoning, call names, ids and
 // arguments, extra attributes, tool definitions) is drawn from the control-token spellings

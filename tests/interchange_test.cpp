@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // OpenAI and native JSON, both directions.
 #include <gtest/gtest.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The malformed gpt-oss output seen in the wild: strict mode rejects it with a code,
 // lenient mode recovers and reports each recovery as a warning.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // -d model:PATH: a model's own chat template builds the prompt, its response template parses
 // the completion while it streams, its eos_token stops it. Checked on the bundled example
 // (examples/models/chatml-tools) and, when ../shared/reference is present, on Qwen3's real

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // OpenChatML 0.1: every example in the spec parses and renders back byte for byte;
 // thought blocks, function calling, FIM and multi-file documents; round trips.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A seeded corpus of OpenAI chat conversations: tools with varied schemas, parallel calls,
 // unicode, quotes, code, floats. Used for the template differential tests.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // PCML: the spec's complete example, metadata escaping, streaming of <call>, round trips.
 #include <gtest/gtest.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Prompt building: generation prompts, chain-of-thought handling, truncation.
 #include <gtest/gtest.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Properties: parse(render(c)) == c for random adversarial conversations, chunking never
 // changes a result, and every prefix gives a prefix of the events with no error.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Qwen3: byte-identical to Qwen3's template under Jinja2 (half the corpus with
 // enable_thinking false), parsing of <think> in completions and transcripts, chunking.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Response templates against the native decoders. tests/response/templates/ holds a response
 // template (transformers' declarative spec) for ChatML, Qwen3, PCML and harmony, written to
 // read an assistant generation as ocml's own decoder for the format reads it.

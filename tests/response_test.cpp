@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Response templates: every example of transformers' "Response Parsing" guide, written as
 // our own cases, plus the load-time checks, strict and lenient failures, hold-back, and the
 // properties every case must keep (same message and events at every chunk size 1..16, spans

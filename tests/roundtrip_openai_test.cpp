@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Issue 14, item 6: render -> parse gives back the OpenAI conversation, in every dialect.
 // For each dialect, seeded OpenAI conversations are cut down to what that dialect holds
 // (the table below, written from the specs and the models' templates, not from the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Every byte accounted for: in every dialect, the spans of all events but diagnostics tile
 // the input (random token soups, strict and lenient, transcript
 // and completion, whole and at chunk sizes 1 and 7); spans do not depend on the chunking;

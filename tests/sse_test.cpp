@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The server-sent-events reader: events split anywhere, CRLF, comments, multi-line data.
 #include <gtest/gtest.h>
 

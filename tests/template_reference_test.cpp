@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Real chat templates (../shared/reference/templates and templates/models, 53 files)
 // rendered by `ocml render --template` and by Python Jinja2 set up as transformers sets it up
 // (tests/tools/render_template.py), on the same seeded corpus of 300 OpenAI conversations

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The chat-template engine on its own fixtures: tests/template/cases.jsonl holds small
 // templates with what Python Jinja2 (set up as transformers sets it up) renders or raises
 // (tests/tools/make_template_cases.py wrote it); the sandbox's limits; errors with positions;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Text for comparing tokenizers with their references: a seeded corpus of documents (prose,
 // code, JSON, CJK, emoji, marks, digits of many scripts, every kind of white space,
 // contractions in every case) and a sweep of every Unicode scalar value in the contexts the

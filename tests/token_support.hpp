@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Helpers for tokenizer tests: GPT-2's byte-level characters, for hand-made tokenizer.json
 // vocabularies, and such a vocabulary holding every dialect's control tokens.
 #pragma once

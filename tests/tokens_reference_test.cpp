@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Differential tests of the tokenizer against references ocml did not write: Hugging
 // Face's `tokenizers` (the official Node binding) on the gpt-oss and Qwen3 tokenizer.json
 // files, and tiktoken-rs (native) on o200k_base. Corpus: >= 10 MB of seeded documents plus

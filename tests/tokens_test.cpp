@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The tokenizer on small hand-made vocabularies (no reference files needed): merge order,
 // added tokens, decoding, streaming text, refusals; and the pre-tokenizer's pieces.
 #include <gtest/gtest.h>

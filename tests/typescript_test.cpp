@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // JSON Schema -> harmony TypeScript, case by case (the full goldens are in
 // harmony_reference_test.cpp).
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Issue 14: every diagnostic of a render names where in the input it comes from: a JSON
 // path of the input (and its line:column) for JSON, line:column of the message for markup.
 #include <gtest/gtest.h>

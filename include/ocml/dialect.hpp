@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // ocml/dialect.hpp - the markup dialects ocml speaks.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // ocml/display.hpp - what a user may see (OpenChatML 2.2 §4-5, §11).
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // ocml/error.hpp - the single error enum, its message table, diagnostics and result<T>.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // ocml/gabgpt.hpp - GabGPT chat-log preparation, display segmentation and truncation.
 #pragma once
 

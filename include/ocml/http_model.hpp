@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // ocml/http_model.hpp - a model behind an OpenAI-compatible completions endpoint
 // (llama.cpp server, vLLM, SGLang, TGI): POST /v1/completions with `stream: true`, read as
 // server-sent events.

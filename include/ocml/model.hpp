@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // ocml/model.hpp - the one core model every dialect reads into and renders from.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // ocml/model_format.hpp - any model's own format, from its tokenizer_config.json: the chat
 // template builds prompts, the response template parses what the model generates, and the
 // end-of-turn tokens stop it. `-d model:PATH` on the command line.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // ocml - a C++ toolkit for LLM chat markup.
 //
 // Usage guide

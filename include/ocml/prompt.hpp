@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // ocml/prompt.hpp - building the prompt for the next assistant turn: the generation prompt,
 // chain-of-thought handling and truncation to a budget.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // ocml/token_decoder.hpp - decoding model output given as token IDs.
 //
 //   auto tok = *ocml::tokenizer::from_file("o200k_base.tiktoken", {.encoding = "o200k_harmony"});

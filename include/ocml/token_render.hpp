@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // ocml/token_render.hpp - conversations as token IDs, with training labels.
 //
 //   auto tok = ocml::tokenizer::from_file("o200k_base.tiktoken", {.encoding = "o200k_harmony"});

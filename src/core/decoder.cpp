@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // ocml::decoder: the dialect's streaming decoder, from the codec registry.
 #include "core/codec.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "core/document_header.hpp"
 #include <algorithm>
 #include "core/utf8.hpp"

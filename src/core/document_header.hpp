@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The YAML document header of OpenChatML 2.x: parse into the model and render back.
 #pragma once
 

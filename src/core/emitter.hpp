@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Event and diagnostic plumbing shared by every dialect decoder (the token_stream-based ones
 // and the 2.x/harmony byte machine), and the byte spans of their events: text slices cover their
 // own bytes; structure(), skipped(), call(), tools() cover from the end of the previous span (the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The injection rule's one check: does a field a renderer writes spell one of its dialect's
 // control tokens? Renderers that cannot escape a field refuse it (E-RENDER-UNREPRESENTABLE
 // naming the field) when it does, so no text can forge structure on parse-back.

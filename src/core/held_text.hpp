@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Text a decoder holds back until it knows what it was (a system turn read to its end, to
 // take a tools block out of it), kept with the input offset and position of each piece so
 // it can be emitted later in input order, each slice with its own span. Bytes between the

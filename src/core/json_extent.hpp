@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Where a JSON object ends in a stream, without parsing it: strings, escapes and bracket
 // depth are tracked a byte at a time in O(1) state, so a close tag written inside a JSON
 // string (`{"a": "</tool_call>"}`) is told from the one that ends the value, at any chunking.

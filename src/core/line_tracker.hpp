@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Maps byte offsets of a stream to 1-based line:column, counting each byte once.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Render diagnostics' paths, and putting them back in the caller's terms.
 #include "core/message_path.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Where in a conversation a render diagnostic points. A renderer's diagnostic begins with
 // the JSON path of what it is about ("messages[3].tool_calls[0].id: ChatML cannot hold
 // ..."), in the conversation it was given. When that conversation was reshaped from

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // One-shot parse: the streaming decoder fed everything at once, events collected.
 #include "ocml/decoder.hpp"
 

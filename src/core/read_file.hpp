@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A whole file's bytes (the loaders of templates, tokenizers and model formats).
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Hot-path byte scanning: find "<|" candidates, count newlines, match control tokens.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The interface every dialect's streaming decoder implements behind ocml::decoder.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A chunk-invariant splitter of a byte stream into text and control tokens, for dialects
 // whose markup has no escapes (ChatML, PCML, GabGPT, OpenChatML 0.1). Only a possible
 // token prefix (shorter than the longest token) is ever carried between pushes.

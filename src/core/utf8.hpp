@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Incremental UTF-8 validation across arbitrary chunk boundaries.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // harmony's own Conversation JSON (serde shape of openai/harmony's chat.rs).
 #include "interchange/json_util.hpp"
 #include "ocml/harmony.hpp"

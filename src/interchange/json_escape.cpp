@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // JSON string escaping on the batch hot path: 16 bytes a step, stored unconditionally into
 // an escaped_buffer with room to spare, so a run of plain bytes costs one store and an
 // escape costs a table lookup and one 8-byte store (no std::string call per escape).

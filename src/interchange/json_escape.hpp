@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // An output buffer that JSON-escapes as it is written, for the batch hot path: text goes
 // straight from parsed JSON into the escaped output line, 16 bytes a step, with no
 // std::string call per escape and no second pass.

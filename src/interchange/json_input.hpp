@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Reading a conversation as the caller wrote it, and pointing diagnostics back into the
 // JSON text it came from.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Where a JSON path (`messages[3].tool_calls[0].id`) stands in JSON text: errors found on
 // parsed values name a path; this puts them back at a line:column of the input.
 #pragma once

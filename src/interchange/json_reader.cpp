@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "interchange/json_reader.hpp"
 
 #include <charconv>

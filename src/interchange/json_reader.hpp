@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A strict one-pass JSON reader for the batch hot path (OpenAI JSON -> escaped ChatML line).
 //
 // It reads a plain subset of RFC 8259 and says "no" (false) to everything else: text that

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Small helpers for reading interchange JSON with precise errors.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The keys of one JSON object seen so far, for the fast paths that decline an object which
 // repeats a key (readers disagree on which one counts).
 #pragma once

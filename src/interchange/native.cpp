@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The lossless native JSON form and format detection.
 #include <algorithm>
 #include <cmath>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "interchange/pyjson.hpp"
 
 #include "interchange/simd_json.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // JSON text exactly as Python's json.dumps(obj, ensure_ascii=False) writes it: key order
 // kept, ", " and ": " separators, non-ASCII raw, floats in Python's repr.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // render_json: JSON text to a dialect's markup, diagnostics pointing into the JSON.
 #include <algorithm>
 

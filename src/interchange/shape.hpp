@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The two shapes of assistant turns, with the map from each reshaped message back to the
 // message it came from (so a diagnostic can name what the caller wrote).
 #pragma once

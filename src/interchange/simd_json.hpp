@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Hot-path JSON helpers on simdjson (measured: nlohmann's parser and serializer were 70%
 // of `ocml render --jsonl`; see docs/BENCHMARKS.md).
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The content parsers of transformers' response templates, with Python's conversions.
 #include "response/content.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A region's body to its value: the content parsers, the transform and tool-schema typing.
 #pragma once
 

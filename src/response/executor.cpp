@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The response-template executor. The scan follows transformers' ResponseParser: the open
 // explicit region watches only its own close; otherwise every open and the implicit field's
 // close are watched; the earliest committable delimiter wins (longest on a tie, opens before

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The streaming executor: a buffer, the open region, and a scan over the delimiters the open
 // region watches, holding back bytes a delimiter may still claim.
 #pragma once

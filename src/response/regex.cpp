@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // PCRE2 behind the response-template patterns.
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include "response/regex.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A Python-`regex`-compatible pattern on PCRE2: Unicode-aware (UTF + UCP), DOTALL, `(?P<name>…)`
 // groups, and partial matching (PCRE2_PARTIAL_HARD) for streaming hold-back.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The public face of response templates: loading, the parser, the one-shot parse.
 #include "ocml/response.hpp"
 #include "core/read_file.hpp"

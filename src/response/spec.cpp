@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Loading a response template, with every check transformers makes at load time (and the
 // content arguments checked here rather than at the first region that needs them).
 #include "response/spec.hpp"

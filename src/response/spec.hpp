@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A loaded response template: fields with their delimiters, content parsers and transforms.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A tool that is an external command: JSON arguments on stdin, one JSON value on stdout.
 #include <fcntl.h>
 #include <poll.h>

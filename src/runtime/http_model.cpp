@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The OpenAI-compatible completions client: one streaming POST per request, read as SSE.
 #include "ocml/http_model.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The prompt for the next assistant turn: reasoning handling, truncation, generation prompt.
 #include "ocml/prompt.hpp"
 

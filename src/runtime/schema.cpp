@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "runtime/schema.hpp"
 
 // Without this valijson prints and calls abort() on a schema it cannot compile.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // JSON Schema validation of tool arguments (valijson, compiled once per tool).
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Server-sent events (the WHATWG event-stream format): bytes in any chunking, one callback
 // per event with its `data:` lines joined by '\n'. Comments and other fields are skipped.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The compiled form of a chat template: expressions and statements, each evaluated by the
 // interpreter (template/interpreter.hpp).
 #pragma once

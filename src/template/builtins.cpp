@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Filters, tests, globals and methods, each with the behaviour of Jinja2 3.1 and Python 3.
 #include "template/builtins.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The built-in filters, tests, global functions and methods of str, list and dict that
 // chat templates use, with Jinja2's and Python's behaviour.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // chat_template: compile once, render from any thread; the variables of an OpenAI request.
 #include <ctime>
 #include <new>

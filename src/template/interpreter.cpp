@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Evaluating templates: scopes, statements, and Python's operators.
 #include "template/interpreter.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Running a parsed template: scopes, output, limits, and the operations expressions need.
 #pragma once
 

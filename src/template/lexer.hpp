@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The template lexer: Jinja2's, configured as transformers configures it (trim_blocks,
 // lstrip_blocks, no trailing newline kept, "\r\n" and "\r" read as "\n").
 #pragma once

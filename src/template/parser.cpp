@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The template parser: Jinja2's grammar (jinja2/parser.py's precedence and statements).
 #include <algorithm>
 #include <charconv>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Python's semantics for template values: truth, equality, order, str(), repr(), json.dumps.
 #include "template/value.hpp"
 

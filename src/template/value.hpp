@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The values a chat template computes with, as Python and Jinja2 see them: Undefined, None,
 // bool, int, float, str, list, dict, and objects (namespaces, macros, bound methods, the
 // loop variable). Lists and dicts are shared and never changed once built (the sandbox is

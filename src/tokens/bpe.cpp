@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Byte-pair merging: the lowest-ranked adjacent pair is merged first, the leftmost of equal
 // ranks (Hugging Face's Word::merge_all and tiktoken's byte_pair_merge agree on this).
 #include <algorithm>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The two tokenizer file formats, read into a bpe_model.
 #pragma once
 

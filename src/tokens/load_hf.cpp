@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Loading a Hugging Face tokenizer.json (BPE, byte-level) into a bpe_model.
 #include <simdjson.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Loading a tiktoken rank file ("base64 rank" per line) with a known encoding's pattern and
 // special tokens. tiktoken merges the adjacent pair whose concatenation has the lowest rank
 // (bpe_model::rank_by_bytes), so no merge table is built.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The loaded form of a byte-level BPE tokenizer, shared (read-only) by every encode.
 #pragma once
 

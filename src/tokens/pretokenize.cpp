@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The pre-tokenizer scanners. Each alternative of the regex is a function that returns the
 // end of its match at a position, or npos; they are tried in the regex's order.
 #include "tokens/pretokenize.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Pre-tokenizers: the regexes byte-level BPE tokenizers split text with before merging,
 // written as scanners over the Unicode tables instead of run by a regex engine. Each gives
 // exactly what the backtracking, leftmost-first regex (fancy-regex in tiktoken, Oniguruma in

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // ocml::tokenizer: added tokens split out, NFC where the file asks for it, pre-tokenizing,
 // then byte-pair merging of each piece (cached per thread).
 #include <unicode/bytestream.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Unicode classes the pre-tokenizer patterns ask about (\p{L}, \p{Lu}, \p{N}, \p{M}, \s as
 // Rust's regex defines it: the White_Space property), from Unicode 16.0 tables generated
 // by scripts/gen_unicode_tables.mjs; and UTF-8 decoding that never fails (an invalid byte

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # End-to-end `ocml chat`: a two-tool conversation against the loopback engine.
 # run.sh ENGINE OCML DIALECT [TOKENIZER]  (the script of replies is tests/chat/DIALECT.json;
 # for DIALECT model:PATH, a model's own templates, it is tests/chat/model.json)

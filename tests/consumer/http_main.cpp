@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Uses ocml::http (the HTTP model) through the installed package: it links and constructs.
 #include <iostream>
 #include <ocml/http_model.hpp>

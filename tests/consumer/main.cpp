@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Parses, renders and projects one message through the installed public headers.
 #include <iostream>
 #include <ocml/ocml.hpp>

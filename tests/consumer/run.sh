@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Builds and runs tests/consumer against ocml: MODE=package installs ocml to a temporary
 # prefix and uses find_package(ocml); MODE=pkgconfig compiles with pkg-config's flags;
 # MODE=subdirectory uses add_subdirectory. In every mode the render-and-parse program must

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Expands tiktoken's compact encoders (node_modules/tiktoken/encoders/*.json) into the
 // official .tiktoken rank files ("base64 rank" per line) and checks them against the
 // SHA-256 that openai/harmony and tiktoken pin. Run by scripts/setup.sh --dev.

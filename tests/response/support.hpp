@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Runs a response template at every chunk size and checks what must not depend on chunking.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // ocml_fake_engine SCRIPT PORTFILE [TOKENIZER]: serves the scripted replies of SCRIPT (JSON:
 // {"replies":[{"text":..., "chunk":8}], "lifetime_s": 60}; a reply may also say "status",
 // "silent", "keep_alive" or "endless": loopback_engine.hpp) on a free loopback port written

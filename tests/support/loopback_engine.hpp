@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A local OpenAI-compatible completions server for tests: POST /v1/completions with
 // `stream: true` answered by scripted replies as server-sent events, the way vLLM does
 // (stop sequences cut and reported in `stop_reason`, max_tokens counted in bytes).

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Writes tests/template/cases.jsonl: small templates with their variables and what Python
 Jinja2, set up as transformers sets it up (render_template.py), makes of them: the text, or
 the error code. The C++ suite replays them without Python.

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Writes a seeded corpus of OpenAI-style chat requests, one JSON object per line, for the
 differential test of ocml's chat-template engine against Python Jinja2 (render_template.py).
 

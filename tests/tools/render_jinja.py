@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Renders OpenAI conversations (one JSON object per line) with a chat template the way
 Hugging Face transformers does: ImmutableSandboxedEnvironment, trim_blocks, lstrip_blocks,
 tojson = json.dumps(ensure_ascii=False), tool-call arguments given as JSON strings parsed

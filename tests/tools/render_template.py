@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Reference renderer for the differential test of ocml's Jinja2 chat-template engine.
 
 Renders OpenAI-style conversations (one JSON object per line) with a chat template the way

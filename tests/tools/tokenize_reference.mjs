@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Encodes each line of a JSONL file of strings with a reference tokenizer and writes one
 // JSON array of IDs per line. The references are not ocml's: Hugging Face's own Node
 // binding (`tokenizers`) for tokenizer.json files, and tiktoken-rs (native) for tiktoken

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Batch mode (--jsonl): one item per input line, one result per output line, in input order,
 // processed on N threads. An item's errors are reported with its line number; the rest go on.
 #pragma once

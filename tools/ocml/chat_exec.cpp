@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `ocml chat` hands over to the ocml-chat program.
 #include <unistd.h>
 

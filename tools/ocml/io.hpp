@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Input for the ocml tool: files (memory-mapped) or standard input.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Command-line options the ocml and ocml-chat programs share.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `ocml tokens encode|decode`: text to token IDs and back with a tokenizer file.
 #pragma once
 

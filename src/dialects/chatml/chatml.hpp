@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // ChatML as Qwen2.5-Instruct writes it, with Hermes tool calls (<tools>, <tool_call>,
 // <tool_response>): the fixed texts of its template and the codec entry points.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // ChatML streaming decoder (Qwen2.5 + Hermes tool calls).
 #include <string>
 

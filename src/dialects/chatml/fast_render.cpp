@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // OpenAI JSON text -> ChatML text in one pass over a simdjson document, without building
 // the conversation model (`ocml render -d chatml` of OpenAI JSON). Anything unusual
 // declines, and the caller takes the general path. The batch line writer

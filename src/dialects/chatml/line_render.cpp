@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // OpenAI JSON text -> the escaped ChatML text of a batch output line, in one pass over the
 // input with json_reader (the batch hot path; measured: simdjson's DOM build, the walk over
 // it and unescaping then re-escaping every string were 60% of `ocml render --jsonl`).

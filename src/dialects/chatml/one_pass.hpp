@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What the two one-pass ChatML renderers (OpenAI JSON straight to ChatML, without the
 // conversation model) share: the template's fixed texts, each with its JSON-escaped form
 // computed once; the content check; what a reader gathers; and the template writer.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // ChatML renderer: byte-identical to Qwen2.5-Instruct's chat template as transformers
 // renders it (tool arguments as objects, JSON as Python's json.dumps(ensure_ascii=False)).
 #include <algorithm>

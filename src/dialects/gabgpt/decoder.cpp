@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // GabGPT streaming decoder. A user segment runs to the next token; a think segment and
 // the assistant segment after it form one assistant message, closed by <|end|>.
 #include "core/emitter.hpp"

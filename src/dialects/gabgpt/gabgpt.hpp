@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // GabGPT ChatML: <|user|>, <|think|>, <|assistant|>, <|end|>.
 #pragma once
 

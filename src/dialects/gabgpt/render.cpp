@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // GabGPT renderer: user segments, think segments, assistant segments closed by <|end|>.
 #include <algorithm>
 #include "core/message_path.hpp"

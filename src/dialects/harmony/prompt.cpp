@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Building harmony's system + developer preamble from a plain conversation.
 #include "dialects/harmony/prompt_origins.hpp"
 #include "ocml/harmony.hpp"

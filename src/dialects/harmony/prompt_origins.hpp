@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Where each message of harmony::build_prompt's result came from.
 #pragma once
 

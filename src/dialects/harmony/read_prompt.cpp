@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The inverse of build_prompt: gpt-oss's system and developer preamble read back as what
 // it says (instructions, function tools), so a conversion keeps meaning, not markup.
 #include <optional>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // harmony's system and developer message texts, and its built-in tool namespaces.
 #include <algorithm>
 #include <string>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // JSON Schema -> harmony's TypeScript-like parameter types, matching openai/harmony's text.
 #include <string>
 #include <unordered_set>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // OpenChatML 0.1 streaming decoder: chats ([BOS] messages [EOS]) and documents
 // (fill-in-the-middle, multi-file). Spans: tokens and role lines are structure; a call
 // covers its token and body, a document part its tokens and text; a system message is

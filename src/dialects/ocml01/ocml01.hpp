@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // OpenChatML 0.1: [BOS]/[EOS], <|im_start|>role name=X, thought flags and blocks,
 // function list/call/output, fill-in-the-middle and multi-file documents.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // OpenChatML 0.1 renderer.
 #include "core/forge.hpp"
 #include "core/json_extent.hpp"

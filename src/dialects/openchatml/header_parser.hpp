@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Parses the text of one message header (between <|start|> and <|message|>).
 #pragma once
 

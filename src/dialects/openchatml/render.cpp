@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Renderers for ocml-2.2 (canonical attribute positions) and ocml-2.0.
 #include <algorithm>
 #include <string>

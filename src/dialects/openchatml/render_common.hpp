@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Pieces shared by the 2.x-family renderers (ocml-2.2, ocml-2.0, harmony).
 #pragma once
 

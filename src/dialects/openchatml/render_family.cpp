@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The 2.x family's render entry (ocml-2.2, ocml-2.0, harmony): one message per call and
 // per reasoning block.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // PCML streaming decoder. Text inside <call> is held back and the whole call is emitted
 // when </call> closes it (PCML technical memo §5.1); a system container is held to its end
 // (a container holding only <tools> is no message). Spans: tags, metadata and the newline

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // PCML (Pawlette Chat Markup Language): [SYS]/[USR]/[AST]/[OBS] containers with
 // key="value"[SEP] metadata, <think>, <tools>, <call>, <end>.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // PCML renderer (grouped shape: reasoning and tool calls inside [AST]).
 #include <algorithm>
 #include <string>

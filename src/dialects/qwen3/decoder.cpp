@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The Qwen3 decoder: ChatML's, with `<think>…</think>` read as the assistant's reasoning.
 #include "dialects/chatml/chatml.hpp"
 #include "dialects/qwen3/qwen3.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Qwen3 (and QwQ, Qwen3-Thinking, Qwen3.5-style output): ChatML turns, Hermes tool calls and
 // `<think>…</think>` reasoning, byte-identical to Qwen3's chat template under Jinja2.
 #pragma once

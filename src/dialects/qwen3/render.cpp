@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Qwen3 renderer: Qwen3's chat template (../shared/reference/templates/qwen3.jinja) as
 // transformers renders it. Reasoning is written only for assistant turns after the last
 // user query (the template's rule); `enable_thinking: false` closes an empty think block
