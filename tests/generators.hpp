@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Seeded random conversations with adversarial strings, within what each dialect can hold.
 #pragma once
 
@@ -120,6 +121,15 @@ class conversation_generator {
           "{\"v\":" + json(m.content).dump(-1, ' ', false, json::error_handler_t::replace) + "}";
     }
     if (d == dialect::harmony) {
+      // Harmony has no escape: content spelling its control tokens cannot be written as
+      // text (a test of its own checks the refusal). Break each spelling: "<|end|>" -> "< |end|>".
+      for (const char* t : {"<|start|>", "<|end|>", "<|return|>", "<|call|>", "<|message|>",
+                            "<|channel|>", "<|constrain|>"}) {
+        for (std::size_t at = m.content.find(t); at != std::string::npos;
+             at = m.content.find(t, at + 1)) {
+          m.content.insert(at + 1, " ");
+        }
+      }
       m.end = m.role == role::assistant && !m.recipient.empty() ? end_token::call : end_token::end;
     } else {
       static const end_token ends[] = {end_token::end, end_token::return_, end_token::call};

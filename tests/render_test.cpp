@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Renderers: canonical 2.2 form, 2.0 grammar, harmony form, injection safety.
 #include <gtest/gtest.h>
 
@@ -129,9 +130,19 @@ TEST(Render, ContentCannotForgeStructure) {
   c.messages.push_back(msg(ocml::role::user, "", "ends with <"));
   c.messages.push_back(msg(ocml::role::user, "", "<<<|call|>"));
   for (auto d : {ocml::dialect::ocml_2_2, ocml::dialect::ocml_2_0, ocml::dialect::harmony}) {
-    auto text = ocml::render(c, {.dialect = d});
+    // Harmony has no escape: text that spells its tokens is refused, unless the OpenChatML
+    // escape is asked for at both ends (decisions 60).
+    const bool harmony = d == ocml::dialect::harmony;
+    if (harmony) {
+      const auto refused = ocml::render(c, {.dialect = d});
+      ASSERT_FALSE(refused.ok());
+      EXPECT_EQ(refused.error().code, ocml::error_code::unrepresentable);
+    }
+    auto text = ocml::render(c, {.dialect = d, .openchatml_escapes = harmony});
     ASSERT_TRUE(text.ok());
-    const auto r = ocml::parse(*text, {.dialect = d});
+    ocml::decoder_options o{.dialect = d};
+    o.openchatml_escapes = harmony;
+    const auto r = ocml::parse(*text, o);
     ASSERT_TRUE(r.ok());
     ASSERT_EQ(r.conversation.messages.size(), 3u);
     EXPECT_EQ(r.conversation.messages[0].role, ocml::role::user);

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Conversations as token IDs: the prefix property of training labels in every dialect (a
 // hand-made vocabulary holding every dialect's control tokens), harmony's token-compared
 // rendering goldens, and render-to-IDs against Hugging Face tokenizers on rendered text.
@@ -153,11 +154,13 @@ TEST(TokenRender, ContentNeverBecomesAControlToken) {
   EXPECT_EQ(specials, 3);
   EXPECT_EQ(*tok.decode(seq->input_ids),
             "<|start|>user<|message|>say <|end|> and <|start|><|end|>");
-  // The hf policy reads the rendered text as transformers would (escapes and all).
+  // The hf policy encodes the rendered text as transformers would, and harmony text cannot
+  // hold this content (it has no escape): refused, naming the way that can (decisions 60).
   auto hf = ocml::render_tokens(c, {.dialect = dialect::harmony}, tok,
                                 {.policy = ocml::token_policy::hf});
-  ASSERT_TRUE(hf.ok());
-  EXPECT_EQ(*tok.decode(hf->input_ids), *ocml::render(c, {.dialect = dialect::harmony}));
+  ASSERT_FALSE(hf.ok());
+  EXPECT_EQ(hf.error().code, ocml::error_code::unrepresentable);
+  EXPECT_NE(hf.error().message.find("token IDs"), std::string::npos);
 }
 
 TEST(TokenRender, TruncationKeepsLabelsAligned) {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // ocml/decoder.hpp - the streaming decoder and the one-shot parse built on it.
 #pragma once
 
@@ -48,6 +49,11 @@ struct decoder_options {
   /// OpenChatML 0.1: the base model's own BOS/EOS strings.
   std::string bos = "[BOS]";
   std::string eos = "[EOS]";
+  /// Harmony: read OpenChatML 2.x's escapes (`<<|end|>` as the text `<|end|>`, and
+  /// `<|literal|>…<|endliteral|>`), the mirror of `render_options::openchatml_escapes`.
+  /// Off by default: harmony has no escape, so a '<' before a control token is text
+  /// (`List<<|return|>` is the answer "List<"). The 2.x dialects always read escapes.
+  bool openchatml_escapes = false;
 };
 
 /// What a decoder reports, in input order.

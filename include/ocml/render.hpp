@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // ocml/render.hpp - turning the core model into a dialect's markup.
 #pragma once
 
@@ -35,10 +36,20 @@ struct render_options {
   /// `continue_final_message` does. The last message must be the assistant's and
   /// `add_generation_prompt` unset (E-RENDER-UNREPRESENTABLE otherwise).
   bool continue_final_message = false;
+  /// Harmony: write OpenChatML 2.x's escapes (`<<|end|>`, a trailing '<' in
+  /// `<|literal|>…<|endliteral|>`) so that content spelling a harmony control token can be
+  /// rendered as text. Off by default, as openai/harmony and gpt-oss's chat template write
+  /// content as it is; content spelling `<|start|>`, `<|end|>`, `<|message|>`, `<|channel|>`,
+  /// `<|constrain|>`, `<|return|>` or `<|call|>` is then E-RENDER-UNREPRESENTABLE (token-ID
+  /// rendering writes it as ordinary tokens). Text written with it is read back only by a
+  /// decoder with `decoder_options::openchatml_escapes`. The 2.x dialects always escape.
+  bool openchatml_escapes = false;
 };
 
 /// Renders a conversation. Content can never forge structure: text that spells a control
-/// token is escaped (`<<|end|>`), so parse(render(c)) == c for every string. Values the
+/// token is escaped where the dialect has an escape (`<<|end|>` in OpenChatML 2.x) and
+/// refused with E-RENDER-UNREPRESENTABLE naming its JSON path where it has none (harmony,
+/// ChatML, …), so parse(render(c)) == c for every conversation that renders. Values the
 /// dialect cannot hold (whitespace in a header attribute, say) give E-RENDER-UNREPRESENTABLE;
 /// features it silently lacks (call_id in harmony, say) are dropped with a warning added to
 /// `warnings` when given.

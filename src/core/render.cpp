@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // ocml::render: the dialect's renderer, from the codec registry.
 #include "ocml/render.hpp"
 #include "core/codec.hpp"
@@ -56,7 +57,8 @@ result<std::string> render_shaped(const detail::codec& codec, const conversation
                                   std::vector<diagnostic>* warnings) {
   if (!options.continue_final_message) return codec.render(conv, options, warnings);
   // As transformers: render the whole conversation, then cut after the last occurrence of
-  // the final message's content (in its written form: the 2.x family escapes it).
+  // the final message's content (in its written form: the 2.x family escapes it; harmony
+  // does only when asked to).
   if (options.add_generation_prompt) return refused("not with add_generation_prompt");
   if (conv.messages.empty() || conv.messages.back().role != role::assistant) {
     return refused("the last message is not the assistant's");
@@ -80,8 +82,9 @@ result<std::string> render_shaped(const detail::codec& codec, const conversation
   std::string_view content = conv.messages.back().content;
   while (!content.empty() && detail::is_space(content.front())) content.remove_prefix(1);
   while (!content.empty() && detail::is_space(content.back())) content.remove_suffix(1);
-  const std::string written =
-      codec.family == "openchatml" ? escape_body(content) : std::string(content);
+  const bool escaped = codec.family == "openchatml" &&
+                       (codec.info.id != dialect::harmony || options.openchatml_escapes);
+  const std::string written = escaped ? escape_body(content) : std::string(content);
   const std::size_t at = text->find(written, begin);
   if (at == std::string::npos) return refused("the final message does not appear in the text");
   text->resize(at + written.size());

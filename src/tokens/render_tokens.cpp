@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // render_tokens: a rendered conversation as token IDs. The decoder reads the rendered text
 // back, so that each byte is known as a control token, text, or (in the 2.x family's
 // bodies) escape syntax; training cuts the sequence where each trained turn's generation
@@ -103,11 +104,16 @@ struct segmenter {
   }
 };
 
+// `harmony_escaped`: harmony text written with the 2.x escapes (render_tokens writes it so,
+// render_options::openchatml_escapes, so that content spelling a control token becomes
+// ordinary tokens); plain harmony text has no escape syntax.
 result<std::vector<segment>> segments_of(std::string_view text, dialect d, const tokenizer& tok,
-                                         bool strict, std::vector<diagnostic>& warnings) {
+                                         bool strict, std::vector<diagnostic>& warnings,
+                                         bool harmony_escaped) {
   const auto& codec = detail::codec_of(d);
-  segmenter s{text, codec.info, tok, codec.family == "openchatml", strict, {}, warnings,
-              {},   {},         {}};
+  const bool escapes =
+      codec.family == "openchatml" && (codec.info.id != dialect::harmony || harmony_escaped);
+  segmenter s{text, codec.info, tok, escapes, strict, {}, warnings, {}, {}, {}};
   s.init();
   // Formats without an escape refuse content that spells their markup (the injection rule):
   // every spelling of a control token in their text is structure. So is every spelling in
@@ -122,7 +128,10 @@ result<std::vector<segment>> segments_of(std::string_view text, dialect d, const
   bool in_body = false;
   std::optional<diagnostic> failed;
   // Each event is classified as it comes (no copy of the events: they hold messages).
-  decoder dec({.dialect = d}, [&](const event& e) {
+  decoder_options dopt;
+  dopt.dialect = d;
+  dopt.openchatml_escapes = true;
+  decoder dec(dopt, [&](const event& e) {
     if (failed) return;
     result<bool> r = true;
     switch (e.kind) {
@@ -317,18 +326,23 @@ result<token_sequence> render_tokens(const conversation& conv, const render_opti
     if (reshape) detail::relocate(d, origins);
     return d;
   };
-  auto text = render(c, options, &seq.diagnostics);
+  // Under the harmony policy control tokens come from the structure alone, so harmony's
+  // text may carry the 2.x escapes that segments_of reads back: content that spells a
+  // control token is written as ordinary tokens instead of being refused.
+  render_options ro = options;
+  if (token_options.policy == token_policy::harmony) ro.openchatml_escapes = true;
+  auto text = render(c, ro, &seq.diagnostics);
   if (reshape) detail::relocate(seq.diagnostics, 0, origins);
   if (!text) return back(text.error());
   std::vector<segment> segs;
   if (token_options.policy == token_policy::harmony) {
-    auto s = segments_of(*text, options.dialect, tok, token_options.strict, seq.diagnostics);
+    auto s = segments_of(*text, options.dialect, tok, token_options.strict, seq.diagnostics, true);
     if (!s) return s.error();
     segs = std::move(*s);
   }
   std::vector<region> regions;
   if (token_options.training) {
-    auto r = trained_regions(c, options, *text, token_options);
+    auto r = trained_regions(c, ro, *text, token_options);
     if (!r) return back(r.error());
     regions = std::move(*r);
   }
@@ -359,7 +373,7 @@ result<token_sequence> encode_markup(std::string_view markup, dialect d, const t
   token_sequence seq;
   std::vector<segment> segs;
   if (token_options.policy == token_policy::harmony) {
-    auto s = segments_of(markup, d, tok, token_options.strict, seq.diagnostics);
+    auto s = segments_of(markup, d, tok, token_options.strict, seq.diagnostics, false);
     if (!s) return s.error();
     segs = std::move(*s);
   }

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // token_decoder: token IDs into a dialect's byte decoder. Control-token IDs go in as they
 // are spelled; the bytes of ordinary IDs go in as content: in the 2.x family (harmony too)
 // escaped as the renderer escapes a body, so that text spelling a control token stays
@@ -27,8 +28,17 @@ struct token_decoder::impl {
   bool warned_spelling = false;
   decoder inner;
 
+  // Harmony's inner decoder reads the 2.x escapes that ordinary bytes are written with.
+  static decoder_options with_escapes(decoder_options o) {
+    o.openchatml_escapes = true;
+    return o;
+  }
+
   impl(const tokenizer& t, const decoder_options& o, decoder::sink s)
-      : tok(t), opt(o), sink(std::move(s)), inner(o, [this](const event& e) { forward(e); }) {
+      : tok(t),
+        opt(o),
+        sink(std::move(s)),
+        inner(with_escapes(o), [this](const event& e) { forward(e); }) {
     const auto& codec = detail::codec_of(o.dialect);
     spellings = codec.info.tokens;
     dialect = codec.info.name;

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Writes the conformance suite: tests/conformance/<dialect>/{y,n,i}_<name>.txt with the
 expected outcome beside each case (<case>.json).
 
@@ -108,20 +109,27 @@ def openchatml_cases(d):
         y[f"user_{k}"] = f"<|start|>user<|message|>{c}<|end|>"
         y[f"final_{k}"] = f"<|start|>assistant<|channel|>final<|message|>{c}<|return|>"
         y[f"analysis_{k}"] = f"<|start|>assistant<|channel|>analysis<|message|>{c}<|end|>"
-        y[f"escaped_{k}"] = f"<|start|>user<|message|>{c}<<|end|>{c}<|end|>"
+        if d == "harmony":  # no escape: a '<' before a control token is text (decisions 60)
+            y[f"lt_before_stop_{k}"] = f"<|start|>user<|message|>{c}<<|end|>"
+        else:
+            y[f"escaped_{k}"] = f"<|start|>user<|message|>{c}<<|end|>{c}<|end|>"
+    if d == "harmony":
+        y["literal_is_text"] = "<|start|>user<|message|>x<|literal|>y<|endliteral|><<|end|>"
+    else:
+        y["literal_block"] = "<|start|>user<|message|>x<|literal|><|start|><|end|><|call|><|endliteral|>y<|end|>"
     y.update({
         "legacy_no_channels": "<|start|>system<|message|>s<|end|><|start|>user<|message|>u<|end|><|start|>assistant<|message|>a<|end|>",
         "call_constrained": "<|start|>assistant to=functions.f<|channel|>commentary<|constrain|>json<|message|>{\"a\":[1,2,{\"b\":null}]}<|call|>",
         "call_to_after_channel": "<|start|>assistant<|channel|>commentary to=functions.f<|constrain|>json<|message|>{}<|call|>",
         "legacy_tool_author": "<|start|>functions.lookup to=assistant<|channel|>commentary<|message|>{\"ok\":true}<|end|>",
-        "literal_block": "<|start|>user<|message|>x<|literal|><|start|><|end|><|call|><|endliteral|>y<|end|>",
         "empty_body": "<|start|>user<|message|><|end|>",
         "crlf_between": "<|start|>user<|message|>a<|end|>\r\n\r\n<|start|>user<|message|>b<|end|>\r\n",
         "nul_byte": "<|start|>user<|message|>a\x00b<|end|>",
         "one_megabyte": "<|start|>assistant<|channel|>final<|message|>" + ("x<y " * 262144) + "<|return|>",
         "ten_thousand_messages": "".join(f"<|start|>user<|message|>{j}<|end|>" for j in range(10000)),
         "deep_json_500": "<|start|>assistant to=functions.f<|channel|>commentary<|constrain|>json<|message|>" + "[" * 500 + "]" * 500 + "<|call|>",
-        "lone_lt": "<|start|>user<|message|><<|<<<|end|><|end|>",
+        # (2.x: "<<|" escapes; harmony: every '<' is text, so the first <|end|> ends it)
+        "lone_lt": "<|start|>user<|message|><<|<<<|end|>" + ("" if d == "harmony" else "<|end|>"),
         "pipe_not_token": "<|start|>user<|message|><|foo|> <|START|> <|end |><|end|>",
         "to_all": "<|start|>assistant to=all<|channel|>final<|message|>x<|end|>",
     })
@@ -166,8 +174,6 @@ def openchatml_cases(d):
         "channel_in_body": ("<|start|>user<|message|>x<|channel|>y<|end|>", "E-PARSE-UNEXPECTED-TOKEN"),
         "message_in_body": ("<|start|>user<|message|>x<|message|>y<|end|>", "E-PARSE-UNEXPECTED-TOKEN"),
         "start_in_body": ("<|start|>user<|message|>x<|start|>user<|message|>y<|end|>", "E-PARSE-UNEXPECTED-TOKEN"),
-        "endliteral_in_body": ("<|start|>user<|message|>x<|endliteral|><|end|>", "E-PARSE-UNEXPECTED-TOKEN"),
-        "literal_in_header": ("<|start|>user<|literal|><|message|>x<|end|>", "E-PARSE-UNEXPECTED-TOKEN"),
         "stray_text_between": ("<|start|>user<|message|>a<|end|>oops<|start|>user<|message|>b<|end|>", "E-PARSE-STRAY-TEXT"),
         "constraint_violation": ("<|start|>assistant to=functions.f<|channel|>commentary<|constrain|>json<|message|>{not json}<|call|>", "E-BODY-CONSTRAINT-VIOLATION"),
         "constraint_trailing_garbage": ("<|start|>assistant to=functions.f<|channel|>commentary<|constrain|>json<|message|>{} x<|call|>", "E-BODY-CONSTRAINT-VIOLATION"),
@@ -182,6 +188,11 @@ def openchatml_cases(d):
         "truncated_after_start": ("<|start|>", "E-STREAM-TRUNCATED"),
         "truncated_in_header": ("<|start|>assistant<|channel|>fin", "E-STREAM-TRUNCATED"),
     })
+    if d != "harmony":  # the 2.x escape tokens (harmony has none: there they are text)
+        n.update({
+            "endliteral_in_body": ("<|start|>user<|message|>x<|endliteral|><|end|>", "E-PARSE-UNEXPECTED-TOKEN"),
+            "literal_in_header": ("<|start|>user<|literal|><|message|>x<|end|>", "E-PARSE-UNEXPECTED-TOKEN"),
+        })
     if d == "ocml-2.2":
         n.update({
             "unknown_role": ("<|start|>bot<|message|>x<|end|>", E),

@@ -1,7 +1,9 @@
+// SPDX-License-Identifier: Apache-2.0
 // The harmony renderer: byte-identical to openai/harmony's text rendering.
 #include <string>
 #include <unordered_map>
 
+#include "core/scan.hpp"
 #include "dialects/openchatml/render_common.hpp"
 
 namespace ocml::detail {
@@ -46,6 +48,24 @@ class reply_names {
   std::size_t calls_end_ = static_cast<std::size_t>(-1);
   std::size_t replies_ = 0;  // tool replies right before the current message
 };
+
+// The first harmony control token `text` spells, or empty. Harmony has no escape: such
+// content would be read back as structure (<|literal|> is no harmony token: it is text).
+std::string_view harmony_spelling(std::string_view text) {
+  const char* p = text.data();
+  const char* const end = p + text.size();
+  while (p < end) {
+    const char* c = find_token_candidate(p, end);
+    if (c == end) break;
+    const auto m = match_token(c, static_cast<std::size_t>(end - c));
+    if (m.status == match_status::matched && m.tok != token::literal &&
+        m.tok != token::endliteral) {
+      return token_text(m.tok);
+    }
+    p = c + 1;
+  }
+  return {};
+}
 
 }  // namespace
 
@@ -127,7 +147,16 @@ result<std::string> render_harmony(const conversation& c, const render_options& 
       warn_dropped(warnings, message_path(at, "extra"), "extra header attributes", "harmony");
     }
     out += "<|message|>";
-    out += escape_body(m.content);
+    if (o.openchatml_escapes) {
+      out += escape_body(m.content);
+    } else if (const std::string_view t = harmony_spelling(m.content); !t.empty()) {
+      return make_error(error_code::unrepresentable,
+                        message_path(at, "content") + " holds '" + std::string(t) +
+                            "', which harmony text has no escape for (render to token IDs "
+                            "writes it as ordinary tokens)");
+    } else {
+      out += m.content;
+    }
     const bool call = m.role == role::assistant && !m.recipient.empty();
     const bool last = k + 1 == msgs.size();
     if (o.training && last && m.role == role::assistant && m.channel == "final") {

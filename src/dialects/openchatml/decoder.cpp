@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The streaming decoder of the OpenChatML 2.x family (ocml-2.2, ocml-2.0, harmony).
 //
 // A byte-level state machine. Each push() scans with find_token_candidate (16 bytes a
@@ -78,8 +79,13 @@ class openchatml_decoder final : public detail::stream_decoder {
   std::size_t doc_line_start = 0;  // where the current line of `doc` begins
   detail::position doc_pos;
 
+  // The 2.x escapes ("<<|x|>", <|literal|>…<|endliteral|>). Harmony has none: there a '<'
+  // before a control token is text, and <|literal|> is text (unless openchatml_escapes).
+  bool escapes = true;
+
   openchatml_decoder(decoder_options o, decoder::sink s)
       : opt(std::move(o)), em(opt, std::move(s), lines) {
+    escapes = opt.dialect != dialect::harmony || opt.openchatml_escapes;
     if (opt.completion) {
       st = state::header;
       begin_header(0);
@@ -209,8 +215,19 @@ class openchatml_decoder final : public detail::stream_decoder {
 
   // Where held-back bytes start when a token candidate at j cannot be decided yet:
   // the candidate, plus one '<' before it that may make it an escape.
-  static std::size_t hold_start(const char* p, std::size_t i, std::size_t j) {
-    return (j > i && p[j - 1] == '<') ? j - 1 : j;
+  [[nodiscard]] std::size_t hold_start(const char* p, std::size_t i, std::size_t j) const {
+    return (escapes && j > i && p[j - 1] == '<') ? j - 1 : j;
+  }
+
+  // A control token of this dialect at c (n bytes available): without escapes, the 2.x
+  // escape tokens are text.
+  [[nodiscard]] detail::token_match match(const char* c, std::size_t n) const noexcept {
+    const auto m = match_token(c, n);
+    if (!escapes && m.status == match_status::matched &&
+        (m.tok == token::literal || m.tok == token::endliteral)) {
+      return {match_status::no_match, token::none, 0};
+    }
+    return m;
   }
 
   // Processes p[i, n) (absolute offset of p[0] is base). Returns bytes consumed;
@@ -339,7 +356,7 @@ class openchatml_decoder final : public detail::stream_decoder {
       if (!doc_append(p + i, n - i, base + i)) return n;
       return n;
     }
-    const auto m = match_token(c, n - j);
+    const auto m = match(c, n - j);
     if (m.status == match_status::need_more && !finishing) {
       if (!doc_append(p + i, j - i, base + i)) return n;
       return j;
@@ -376,7 +393,7 @@ class openchatml_decoder final : public detail::stream_decoder {
     }
     if (!gap(p, i, j, base)) return n;
     if (j == n) return n;
-    const auto m = match_token(c, n - j);
+    const auto m = match(c, n - j);
     if (m.status == match_status::need_more && !finishing) return j;
     if (m.status != match_status::matched) {
       if (harmony_lenient()) {
@@ -491,12 +508,18 @@ class openchatml_decoder final : public detail::stream_decoder {
     const auto j = static_cast<std::size_t>(c - p);
     // A '<' right before the candidate may make it an escape ("<<|end|>") once the header
     // turns out to be text: the body scan resumes at that '<'.
-    const std::size_t lt = j > i && j < n && p[j - 1] == '<' ? j - 1 : j;
-    if (!header_append(p + i, lt - i, base + i)) return n;
-    if (lt > i && header_is_text()) return lt;
+    const std::size_t lt = escapes && j > i && j < n && p[j - 1] == '<' ? j - 1 : j;
+    // The bytes that fit first: whether a completion's first header is text is decided on
+    // its first bytes, so whole and chunked input agree before the size limit is checked.
+    const std::size_t room =
+        opt.limits.max_header_bytes - std::min(opt.limits.max_header_bytes, header_text.size());
+    const std::size_t head = std::min(lt - i, room);
+    header_text.append(p + i, head);
+    if (head > 0 && header_is_text()) return i + head;
+    if (!header_append(p + i + head, lt - i - head, base + i + head)) return n;
     if (lt < j && !header_append(p + lt, j - lt, base + lt)) return n;
     if (j == n) return n;
-    const auto m = match_token(c, n - j);
+    const auto m = match(c, n - j);
     if (m.status == match_status::need_more && !finishing) return j;
     if (m.status != match_status::matched) {
       if (!header_append(p + j, 1, base + j)) return n;
@@ -576,7 +599,7 @@ class openchatml_decoder final : public detail::stream_decoder {
         content(std::string_view(p + i, n - i), base + i);
         return n;
       }
-      const auto m = match_token(c, n - j);
+      const auto m = match(c, n - j);
       if (m.status == match_status::need_more && !finishing) {
         const std::size_t h = in_literal ? j : hold_start(p, i, j);
         content(std::string_view(p + i, h - i), base + i);
@@ -590,7 +613,7 @@ class openchatml_decoder final : public detail::stream_decoder {
         continue;
       }
       const std::size_t after = j + m.len;
-      if (!in_literal && j > i && p[j - 1] == '<') {
+      if (escapes && !in_literal && j > i && p[j - 1] == '<') {
         // "<<|x|>" is the escape for the literal text "<|x|>": its '<' is structure.
         content(std::string_view(p + i, j - 1 - i), base + i);
         if (st == state::failed) return n;
