@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // ocml/convert.hpp - moving conversations between the shapes and dialects ocml speaks.
 #pragma once
 
@@ -43,7 +44,8 @@ namespace ocml {
 /// One warning per feature of `c` that dialect `d` cannot hold, naming the feature and
 /// the first message that uses it (E-RENDER-UNREPRESENTABLE, severity warning).
 ///
-///   for (auto& w : ocml::unrepresentable_features(conv, ocml::dialect::chatml)) ...
+///   for (const auto& w : ocml::unrepresentable_features(conv, ocml::dialect::chatml))
+///     std::cerr << w.to_string() << '\n';
 [[nodiscard]] std::vector<diagnostic> unrepresentable_features(const conversation& c, dialect d);
 
 /// How to convert markup from one dialect to another.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // ocml/harmony.hpp - harmony's structured system/developer content and its Conversation JSON.
 #pragma once
 
@@ -100,7 +101,8 @@ struct prompt_options {
 /// without parameters); the system message itself (identity, dates, effort, channels) is
 /// gpt-oss's own and is left out. Other conversations come back unchanged.
 ///
-///   auto plain = ocml::harmony::read_prompt(ocml::parse(text, {.dialect = harmony}).conversation);
+///   auto r = ocml::parse(text, {.dialect = ocml::dialect::harmony});
+///   auto plain = ocml::harmony::read_prompt(r.conversation);
 [[nodiscard]] conversation read_prompt(const conversation& c);
 
 /// Reads harmony's own Conversation JSON (`{"messages":[...]}`, serde shape) into the core

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // ocml/template.hpp - a model's own chat template (Jinja2), rendered as transformers renders
 // it: Python Jinja2's ImmutableSandboxedEnvironment with trim_blocks, lstrip_blocks,
 // loopcontrols and `{% generation %}`, `tojson` as json.dumps(ensure_ascii=False),
@@ -50,7 +51,7 @@ class chat_template {
   /// Errors: E-TEMPLATE-RAISED (the template's raise_exception message),
   /// E-TEMPLATE-UNDEFINED, E-TEMPLATE-TYPE, E-TEMPLATE-SECURITY, E-LIMIT-EXCEEDED.
   ///
-  ///   auto text = t->render({{"messages", json::array()}, {"bos_token", "<s>"}});
+  ///   auto text = chat.render({{"messages", ocml::json::array()}, {"bos_token", "<s>"}});
   [[nodiscard]] result<std::string> render(const json& variables,
                                            const template_render_options& options = {}) const;
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // ocml/tokens.hpp - byte-level BPE tokenizers: text to token IDs and back.
 //
 // Loads Hugging Face `tokenizer.json` files (BPE model, ByteLevel, a Split or Sequence
@@ -9,7 +10,7 @@
 //   auto tok = ocml::tokenizer::from_file("tokenizer.json");
 //   if (!tok) { std::cerr << tok.error().to_string(); return 1; }
 //   std::vector<ocml::token_id> ids = tok->encode_ordinary("Hello world");
-//   std::string back = tok->decode(ids);  // "Hello world"
+//   std::string back = *tok->decode(ids);  // "Hello world"
 //
 // A tokenizer is immutable after loading: any number of threads may encode with it.
 #pragma once
