@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Event projections: a recorded completion per dialect replayed through the scripted
 // backend at several chunk sizes gives the same merged OpenAI chunks, the same merged
 // OpenChatML events and the same messages; hidden text never reaches `content`.
@@ -6,6 +7,7 @@
 #include "ocml/decoder.hpp"
 #include "ocml/display.hpp"
 #include "runtime_support.hpp"
+#include "support.hpp"
 
 namespace {
 
@@ -151,13 +153,59 @@ TEST(Projection, CallIdsAndNamesInOpenAIChunks) {
   const auto m = ocml::test::merge_openai(r.openai);
   ASSERT_EQ(m["tool_calls"].size(), 2u);
   EXPECT_EQ(m["tool_calls"][0]["name"], "get_weather");
-  EXPECT_EQ(m["tool_calls"][0]["id"], "call_0");
+  const std::string id0 = m["tool_calls"][0]["id"];
+  EXPECT_TRUE(ocml::test::is_generated_call_id(id0)) << id0;
   EXPECT_EQ(nlohmann::json::parse(m["tool_calls"][0]["arguments"].get<std::string>()),
             nlohmann::json::parse(R"({"city":"Zürich"})"));
   EXPECT_EQ(m["tool_calls"][1]["name"], "get_time");
-  EXPECT_EQ(m["tool_calls"][1]["id"], "call_1");
+  const std::string id1 = m["tool_calls"][1]["id"];
+  EXPECT_TRUE(ocml::test::is_generated_call_id(id1)) << id1;
+  EXPECT_NE(id0, id1);
   EXPECT_EQ(m["finish_reason"], "tool_calls");
   EXPECT_EQ(m["role"], "assistant");
+}
+
+// Ids the model did not write: unique per response, the same for a call in the stream and
+// in the folded message, reproducible with a seed.
+TEST(Projection, GeneratedCallIdsAreRandomPerResponseAndStableWithinOne) {
+  const std::string text = ocml::test::read_completion("chatml-call.txt");
+  const ocml::decoder_options o{
+      .dialect = ocml::dialect::chatml, .lenient = true, .completion = true};
+  const auto stream_ids = [&](std::optional<std::uint64_t> seed) {
+    std::vector<std::string> ids;
+    ocml::projection p({.call_id_seed = seed}, [&](const ocml::delta& d) {
+      if (d.kind == ocml::delta_kind::call_begin) ids.emplace_back(d.call_id);
+    });
+    ocml::decoder dec(o, [&](const ocml::event& e) { p(e); });
+    dec.push(text);
+    dec.finish();
+    p.finish();
+    return ids;
+  };
+  const auto parsed = ocml::parse(text, o);
+  ASSERT_TRUE(parsed.ok());
+  const auto folded_ids = [&](std::optional<std::uint64_t> seed) {
+    std::vector<std::string> ids;
+    const auto j = ocml::to_openai_json(parsed.conversation, {.call_id_seed = seed});
+    for (const auto& m : j["messages"]) {
+      if (!m.contains("tool_calls")) continue;
+      for (const auto& c : m["tool_calls"]) ids.push_back(c["id"]);
+    }
+    return ids;
+  };
+  const auto a = stream_ids(std::nullopt);
+  const auto b = stream_ids(std::nullopt);
+  ASSERT_EQ(a.size(), 2u);
+  ASSERT_EQ(b.size(), 2u);
+  for (const auto& id : a) EXPECT_TRUE(ocml::test::is_generated_call_id(id)) << id;
+  EXPECT_NE(a[0], a[1]);
+  EXPECT_NE(a[0], b[0]);  // two responses: other ids (2^-142 odds of a clash)
+  EXPECT_NE(folded_ids(std::nullopt), a);
+  // One response seen two ways: the same ids.
+  EXPECT_EQ(stream_ids(42), folded_ids(42));
+  EXPECT_EQ(stream_ids(42), stream_ids(42));
+  EXPECT_NE(stream_ids(42), stream_ids(43));
+  EXPECT_EQ(stream_ids(42)[1], ocml::call_ids(42)(1));
 }
 
 }  // namespace

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `ocml parse|stream --response-template` and the OpenAI projection of response events.
 #include <gtest/gtest.h>
 
@@ -139,27 +140,29 @@ TEST(ResponseProjection, FoldedChunksEqualTheMessage) {
     std::string reasoning;
     json calls = json::array();
     std::vector<std::string> texts;
-    ocml::response_projection proj([&](const ocml::delta& d) {
-      if (d.kind == ocml::delta_kind::text) content.append(d.text);
-      if (d.kind == ocml::delta_kind::reasoning) reasoning.append(d.text);
-      if (d.kind == ocml::delta_kind::call_begin) {
-        calls.push_back({{"id", d.call_id},
-                         {"type", "function"},
-                         {"function", {{"name", d.name}, {"arguments", ""}}}});
-      }
-      if (d.kind == ocml::delta_kind::call_arguments) {
-        auto& a = calls.back()["function"]["arguments"];
-        a = a.get<std::string>() + std::string(d.text);
-      }
-      if (!d.text.empty()) texts.emplace_back(d.text);
-    });
+    ocml::response_projection proj(
+        [&](const ocml::delta& d) {
+          if (d.kind == ocml::delta_kind::text) content.append(d.text);
+          if (d.kind == ocml::delta_kind::reasoning) reasoning.append(d.text);
+          if (d.kind == ocml::delta_kind::call_begin) {
+            calls.push_back({{"id", d.call_id},
+                             {"type", "function"},
+                             {"function", {{"name", d.name}, {"arguments", ""}}}});
+          }
+          if (d.kind == ocml::delta_kind::call_arguments) {
+            auto& a = calls.back()["function"]["arguments"];
+            a = a.get<std::string>() + std::string(d.text);
+          }
+          if (!d.text.empty()) texts.emplace_back(d.text);
+        },
+        {.call_id_seed = chunk});  // one response seen two ways: one seed
     ocml::response_parser p(*t, {.prefix = kPrefix},
                             [&](const ocml::response_event& e) { proj(e); });
     for (std::size_t i = 0; i < kGen.size(); i += chunk)
       p.push(std::string_view(kGen).substr(i, chunk));
     auto m = p.finish();
     ASSERT_TRUE(m);
-    const json o = ocml::response_to_openai(*m);
+    const json o = ocml::response_to_openai(*m, {.call_id_seed = chunk});
     EXPECT_EQ(content, o["content"].get<std::string>()) << chunk;
     EXPECT_EQ(reasoning, o["reasoning_content"].get<std::string>()) << chunk;
     EXPECT_EQ(calls, o["tool_calls"]) << chunk;

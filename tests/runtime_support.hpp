@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Helpers for the runtime tests: replaying a recorded completion and merging event logs so
 // that logs from different chunkings can be compared.
 #pragma once
@@ -92,10 +93,12 @@ inline replay replay_completion(const std::string& text, dialect d, std::size_t 
   p.stop = stop_sequences(d);
   openai_chunk_writer openai({}, [&r](std::string_view s) { r.openai.emplace_back(s); });
   ocml_event_writer ocml([&r](std::string_view s) { r.ocml.emplace_back(s); });
-  r.gen = generate(engine, p, {.dialect = d, .think = think}, [&](const delta& x) {
-    openai(x);
-    ocml(x);
-  });
+  // One seed for every replay, so a call has the same id at every chunk size.
+  r.gen =
+      generate(engine, p, {.dialect = d, .think = think, .call_id_seed = 1}, [&](const delta& x) {
+        openai(x);
+        ocml(x);
+      });
   openai.finish(r.gen.finish);
   ocml.finish(r.gen.finish);
   return r;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Helpers shared by the test files.
 #pragma once
 
@@ -112,6 +113,16 @@ inline std::vector<std::string> codes(const parse_result& r) {
   std::vector<std::string> out;
   for (const auto& d : r.diagnostics) out.emplace_back(error_name(d.code));
   return out;
+}
+
+/// A tool-call id ocml generated: "call_" and 24 base-62 characters (OpenAI's shape).
+inline bool is_generated_call_id(std::string_view id) {
+  if (id.size() != 29 || id.substr(0, 5) != "call_") return false;
+  for (const char c : id.substr(5)) {
+    const bool alnum = (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+    if (!alnum) return false;
+  }
+  return true;
 }
 
 }  // namespace ocml::test

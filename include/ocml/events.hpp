@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // ocml/events.hpp - what a streaming decoder's events mean to a client: visible text,
 // reasoning, tool calls; as OpenChatML streaming events or OpenAI chat-completion chunks.
 //
@@ -15,15 +16,17 @@
 //   d.push("<|channel|>final<|message|>Hi<|return|>");
 //   d.finish();
 //   p.finish();
-//   out.finish(p.finish_reason());
+//   out.finish(p.natural_finish());
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 
+#include "ocml/call_id.hpp"
 #include "ocml/decoder.hpp"
 #include "ocml/error.hpp"
 #include "ocml/model.hpp"
@@ -55,6 +58,11 @@ enum class delta_kind : std::uint8_t {
   flush,           ///< A paragraph boundary in the visible text (after "\n\n").
   message_end,     ///< The message ended (`end`).
   diagnostic,      ///< A decoder error or warning (`diag`).
+  /// Argument text of a call to a built-in tool (harmony's `browser.*`, `python`,
+  /// `container.*`: `recipient` names it). The engine runs those, not the client: the OpenAI
+  /// chunks leave them out (neither content, reasoning nor a function call), as the folded
+  /// OpenAI message does; the native form keeps the call as its own message.
+  builtin_call,
 };
 
 /// One delta. Views are valid only during the callback.
@@ -70,7 +78,7 @@ struct delta {
   /// "reflection" or "introspection" (the OpenAI form keeps them under those keys).
   std::string_view block;
   std::size_t call_index = 0;  ///< Counts the response's tool calls, from 0.
-  std::string_view call_id;    ///< The call's id (generated as "call_N" when it had none).
+  std::string_view call_id;    ///< The call's id (a call_ids id when it had none).
   std::string_view name;       ///< Function name ("get_weather" for functions.get_weather).
   end_token end = end_token::unspecified;
   const ocml::diagnostic* diag = nullptr;
@@ -80,6 +88,9 @@ struct delta {
 struct projection_options {
   /// Emit `flush` after each "\n\n" of visible text (OpenChatML `response.delta.flush`).
   bool paragraph_flush = true;
+  /// Calls without an id get `call_ids` ids (ocml/call_id.hpp): random per projection, or
+  /// reproducible from this seed.
+  std::optional<std::uint64_t> call_id_seed;
 };
 
 /// Turns decoder events into deltas for the assistant's messages (other roles are the
@@ -112,10 +123,12 @@ class projection {
   void end_call(std::size_t offset);
 
   projection_options opt_;
+  call_ids ids_;
   sink sink_;
   bool in_message_ = false;
   bool projected_ = false;  // the open message is projected (its role qualifies)
   bool call_open_ = false;  // the open message is a 2.x call (its body is the arguments)
+  bool builtin_ = false;    // the open message calls a built-in tool (browser.*, python)
   bool newline_ = false;    // the visible text so far ends in '\n'
   std::size_t messages_ = 0;
   std::size_t calls_ = 0;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // ocml/generate.hpp - the generation loop: a prompt goes to a model, text streams back,
 // each dialect's stop rules apply, and the completion is decoded while it arrives.
 //
@@ -12,6 +13,7 @@
 
 #include <atomic>
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <optional>
 #include <span>
@@ -141,6 +143,9 @@ struct generate_options {
   /// whether or not the engine does. A stop token the vocabulary lacks is E-TOKEN-UNKNOWN.
   const tokenizer* tokens = nullptr;
   token_policy policy = token_policy::harmony;
+  /// Ids of the calls the model writes without one: random per generation (OpenAI's call_
+  /// shape), or reproducible from this seed (ocml/call_id.hpp).
+  std::optional<std::uint64_t> call_id_seed;
 };
 
 /// The outcome of a generation.

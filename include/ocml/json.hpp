@@ -1,5 +1,9 @@
+// SPDX-License-Identifier: Apache-2.0
 // ocml/json.hpp - interchange: OpenAI chat JSON and ocml's lossless native JSON.
 #pragma once
+
+#include <cstdint>
+#include <optional>
 
 #include <string>
 #include <string_view>
@@ -27,6 +31,10 @@ struct openai_options {
   bool include_reasoning = true;
   /// Write `"type": "function"` in each tool call (OpenAI requires it; pcml.md omits it).
   bool tool_call_type = true;
+  /// Calls written without an id get `call_ids` ids: random per conversation, or
+  /// reproducible from this seed (the N-th call of the conversation gets call_ids(seed)(N),
+  /// as the N-th call of a projection with the same seed does).
+  std::optional<std::uint64_t> call_id_seed;
 };
 
 /// The lossless native form: `{"header":..., "tools":[...], "messages":[{one object per

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // ocml/response.hpp - a model's own response template: the declarative spec that turns what
 // the model generated back into a message (`thinking`, `content`, `tool_calls`…), executed
 // as Hugging Face transformers' `parse_response` / `ResponseParser` execute it, streaming.
@@ -34,6 +35,7 @@
 #include "ocml/decoder.hpp"
 #include "ocml/error.hpp"
 #include "ocml/events.hpp"
+#include "ocml/json.hpp"
 #include "ocml/model.hpp"
 
 namespace ocml {
@@ -144,11 +146,12 @@ class response_parser {
 
 /// The message parse_response returned, in OpenAI chat form: `content`, `reasoning_content`
 /// (from `thinking`, `reasoning` or `reasoning_content`) and `tool_calls` with `id`s
-/// ("call_N" where the model gave none) and `arguments` as JSON text.
+/// (call_ids ids where the model gave none: reproducible with `options.call_id_seed`) and
+/// `arguments` as JSON text.
 ///
 ///   ocml::response_to_openai({{"role", "assistant"}, {"thinking", "hm"}, {"content", "Hi"}})
 ///   // {"role": "assistant", "content": "Hi", "reasoning_content": "hm"}
-[[nodiscard]] json response_to_openai(const json& message);
+[[nodiscard]] json response_to_openai(const json& message, const openai_options& options = {});
 
 /// Turns response events into the deltas events.hpp's writers take (openai_chunk_writer
 /// writes OpenAI chunks): `content` chunks are text, `thinking` chunks reasoning, and each
@@ -162,7 +165,7 @@ class response_parser {
 class response_projection {
  public:
   using sink = std::function<void(const delta&)>;
-  explicit response_projection(sink on_delta);
+  explicit response_projection(sink on_delta, const projection_options& options = {});
   void operator()(const response_event& e);
   /// `tool_calls` when a call was made, else `stop`.
   [[nodiscard]] finish_reason natural_finish() const noexcept;
@@ -170,6 +173,7 @@ class response_projection {
  private:
   void text(delta_kind k, std::string_view t, std::size_t offset);
   void call(const json& value, std::size_t offset);
+  call_ids ids_;
   sink sink_;
   bool begun_ = false;
   bool started_ = false;  // the open region has written text

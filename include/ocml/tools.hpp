@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // ocml/tools.hpp - the tool router: register tools (name, JSON Schema, handler), dispatch
 // the calls a model made in any dialect, run them concurrently with deadlines and
 // cancellation, and turn each reply into the dialect's tool message.
@@ -115,7 +116,7 @@ struct command_options {
 /// output that is not JSON is an E-TOOL-FAILED reply (with the start of stderr); a
 /// cancelled or timed-out call kills the command's process group.
 ///
-///   router.add({.name = "add", .handler = ocml::command_tool("python3 add.py")});
+///   (void)router.add({.name = "add", .handler = ocml::command_tool("python3 add.py")});
 [[nodiscard]] tool_handler command_tool(std::string command, command_options options = {});
 
 /// How the router runs calls.
@@ -152,7 +153,8 @@ class tool_router {
   bool cancel(std::string_view call_id, std::string_view reason = "cancelled by the runtime");
 
   /// The calls in decoded messages: 2.x call messages (`to=` + `call_id`) and the calls
-  /// written inside a message (ChatML, PCML, 0.1). Calls without an id get "call_N".
+  /// written inside a message (ChatML, PCML, 0.1). Calls without an id get a random
+  /// call_ids id (ocml/call_id.hpp).
   [[nodiscard]] static std::vector<tool_call_request> calls_in(
       const std::vector<message>& messages);
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The codec registry type: one record per dialect, from which everything that lists or
 // switches on dialects takes what it needs (rendering, decoding, names and aliases, stop
 // strings, the features a dialect can hold). The table itself lives above core, in
@@ -35,6 +36,8 @@ enum feature : std::uint32_t {
   f_document_header = 1U << 13,
   f_tool_definitions = 1U << 14,
   f_documents = 1U << 15,
+  /// Calls to built-in tools (harmony's browser.*, python, container.*) and their replies.
+  f_builtin_tools = 1U << 16,
 };
 
 /// How a dialect writes assistant turns: calls and reasoning inside one message

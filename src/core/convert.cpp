@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Conversion between dialects and the feature table behind its warnings.
 #include <algorithm>
 #include <charconv>
@@ -62,6 +63,13 @@ const std::vector<feature>& features() {
        f_document_header},
       {"tool definitions", nullptr, [](const conversation& c) { return !c.tools.empty(); },
        f_tool_definitions},
+      {"calls to built-in tools (browser, python, container) and their replies",
+       [](const message& m) {
+         return (m.role == role::assistant &&
+                 classify_recipient(m.recipient) == recipient_kind::builtin) ||
+                (m.role == role::tool && classify_recipient(m.name) == recipient_kind::builtin);
+       },
+       nullptr, f_builtin_tools},
       {"documents (fill-in-the-middle, multi-file)", nullptr,
        [](const conversation& c) { return !c.document.empty(); }, f_documents},
   };

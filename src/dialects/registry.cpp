@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The codec registry: one record per dialect. Everything that lists dialects or needs a
 // dialect's renderer, decoder, names, tokens, stop strings or features reads it here.
 #include <array>
@@ -39,8 +40,8 @@ constexpr std::array<sv, 1> kStopImEnd = {"<|im_end|>"};
 constexpr std::array<sv, 1> kStopPcml = {"<end>"};
 constexpr std::array<sv, 1> kStopGab = {"<|end|>"};
 
-constexpr std::uint32_t kAll2x =
-    f_system | f_developer | f_tool_replies | f_tool_calls | f_author_names | f_reasoning;
+constexpr std::uint32_t kAll2x = f_system | f_developer | f_tool_replies | f_tool_calls |
+                                 f_author_names | f_reasoning | f_builtin_tools;
 
 constexpr std::array<codec, dialect_count> kCodecs = {{
     {{dialect::ocml_2_2, "ocml-2.2",

@@ -1,6 +1,8 @@
+// SPDX-License-Identifier: Apache-2.0
 // The OpenAI chat projection, both directions (the grouped shape as JSON).
 #include "interchange/json_input.hpp"
 #include "interchange/json_util.hpp"
+#include "ocml/call_id.hpp"
 #include "ocml/convert.hpp"
 #include "ocml/json.hpp"
 
@@ -11,7 +13,8 @@ json to_openai_json(const conversation& c, const openai_options& options) {
   json root = json::object();
   if (!g.tools.empty()) root["tools"] = detail::write_tools(g.tools);
   json msgs = json::array();
-  std::size_t generated_ids = 0;
+  const call_ids ids = call_ids::from(options.call_id_seed);
+  std::size_t call_count = 0;         // every call of the conversation, in order
   std::vector<std::string> open_ids;  // ids of the last turn's calls, for replies without one
   std::size_t next_open = 0;
   for (const auto& m : g.messages) {
@@ -38,7 +41,8 @@ json to_openai_json(const conversation& c, const openai_options& options) {
         open_ids.clear();
         next_open = 0;
         for (const auto& tc : m.tool_calls) {
-          open_ids.push_back(tc.id.empty() ? "call_" + std::to_string(generated_ids++) : tc.id);
+          const std::size_t index = call_count++;
+          open_ids.push_back(tc.id.empty() ? ids(index) : tc.id);
           calls.push_back(json{{"id", open_ids.back()},
                                {"type", "function"},
                                {"function", json{{"name", tc.name}, {"arguments", tc.arguments}}}});

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // split_form and grouped_form: the two shapes of assistant turns.
 #include <algorithm>
 #include <map>
@@ -155,6 +156,14 @@ conversation detail::grouped_form(const conversation& c, origin_map* via_split,
   g.role = role::assistant;
   for (std::size_t k = 0; k < s.messages.size(); ++k) {
     const message& m = s.messages[k];
+    // Calls to built-in tools (browser.*, python, container.*) and their replies are the
+    // engine's business: neither text, reasoning nor a function call in the grouped (OpenAI)
+    // form; the split and native forms keep them (docs/decisions.md 61).
+    if (m.role == role::tool ? classify_recipient(m.name) == recipient_kind::builtin
+                             : m.role == role::assistant &&
+                                   classify_recipient(m.recipient) == recipient_kind::builtin) {
+      continue;
+    }
     if (m.role != role::assistant) {
       flush();
       if (via_group != nullptr) via_group->push_back({.message = k});
@@ -176,14 +185,16 @@ conversation detail::grouped_form(const conversation& c, origin_map* via_split,
     if (t == recipient_kind::function) {
       from.calls.push_back(k);
       g.tool_calls.push_back({m.call_id, function_name(m.recipient), m.content});
-    } else if (t == recipient_kind::builtin || m.effective_channel() == "analysis") {
+    } else if (m.effective_channel() == "analysis") {
       if (from.reasoning < 0) from.reasoning = static_cast<std::ptrdiff_t>(k);
       if (!g.reasoning.empty()) g.reasoning += "\n";
       g.reasoning += m.content;
     } else {
-      if (has_content) g.content += "\n";
-      g.content += m.content;
-      has_content = true;
+      if (!m.content.empty()) {  // an empty message adds no line (as its stream adds none)
+        if (has_content) g.content += "\n";
+        g.content += m.content;
+        has_content = true;
+      }
       if (g.name.empty()) g.name = m.name;
       g.reflection += m.reflection;
       g.introspection += m.introspection;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Response events to OpenAI deltas, and a parsed message to the OpenAI chat form.
 #include "core/utf8.hpp"
 #include "ocml/json.hpp"
@@ -20,11 +21,10 @@ const json* function_of(const json& call) {
   return call.contains("name") ? &call : nullptr;
 }
 
-// The id the model gave a call, or "call_N" for the call at `index`.
-std::string call_id(const json& call, std::size_t index) {
+// The id the model gave a call, or the response's generated id for the call at `index`.
+std::string call_id(const json& call, std::size_t index, const call_ids& ids) {
   const auto id = call.is_object() ? call.find("id") : call.end();
-  return id != call.end() && id->is_string() ? id->get<std::string>()
-                                             : "call_" + std::to_string(index);
+  return id != call.end() && id->is_string() ? id->get<std::string>() : ids(index);
 }
 
 std::string arguments_text(const json& fn) {
@@ -35,7 +35,8 @@ std::string arguments_text(const json& fn) {
 
 }  // namespace
 
-json response_to_openai(const json& message) {
+json response_to_openai(const json& message, const openai_options& options) {
+  const call_ids ids = call_ids::from(options.call_id_seed);
   json out = json::object();
   out["role"] = message.value("role", "assistant");
   const auto content = message.find("content");
@@ -56,7 +57,7 @@ json response_to_openai(const json& message) {
       const json* fn = function_of(c);
       if (fn == nullptr) continue;
       list.push_back(
-          {{"id", call_id(c, list.size())},
+          {{"id", call_id(c, list.size(), ids)},
            {"type", "function"},
            {"function", {{"name", fn->value("name", "")}, {"arguments", arguments_text(*fn)}}}});
     }
@@ -65,7 +66,8 @@ json response_to_openai(const json& message) {
   return out;
 }
 
-response_projection::response_projection(sink on_delta) : sink_(std::move(on_delta)) {}
+response_projection::response_projection(sink on_delta, const projection_options& options)
+    : ids_(call_ids::from(options.call_id_seed)), sink_(std::move(on_delta)) {}
 
 finish_reason response_projection::natural_finish() const noexcept {
   return calls_ > 0 ? finish_reason::tool_calls : finish_reason::stop;
@@ -100,7 +102,7 @@ void response_projection::call(const json& value, std::size_t offset) {
   }
   const json* fn = function_of(value);
   if (fn == nullptr) return;
-  const std::string id = call_id(value, calls_);
+  const std::string id = call_id(value, calls_, ids_);
   const std::string name = fn->value("name", "");
   const std::string args = arguments_text(*fn);
   delta d;

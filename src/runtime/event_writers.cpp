@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Deltas -> JSON texts: OpenAI chat-completion chunks and OpenChatML streaming events.
 #include <charconv>
 #include <string>
@@ -105,6 +106,8 @@ void openai_chunk_writer::operator()(const delta& d) {
       close();
       return;
     }
+    case delta_kind::builtin_call:  // the engine's tools: not the client's (decisions 61)
+      return;
     case delta_kind::call_begin:
       open();
       buf_ += "{\"tool_calls\":[{\"index\":";
@@ -182,6 +185,12 @@ void ocml_event_writer::operator()(const delta& d) {
       return;
     case delta_kind::flush:
       begin("response.delta.flush", d.message_index);
+      end();
+      return;
+    case delta_kind::builtin_call:
+      begin("response.builtin_tool_call.delta", d.message_index);
+      key_str(buf_, "recipient", d.recipient);
+      key_str(buf_, "delta", d.text);
       end();
       return;
     case delta_kind::call_begin:

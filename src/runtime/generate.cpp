@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The generation loop: stop rules, limits, cancellation and decoding while text arrives.
 #include "ocml/generate.hpp"
 
@@ -25,7 +26,7 @@ constexpr std::size_t kStrippedProbe = 1024;
 class run {
  public:
   run(const prompt& p, const generate_options& o, const std::function<void(const delta&)>& sink)
-      : p_(p), o_(o), proj_({}, [this, &sink](const delta& d) {
+      : p_(p), o_(o), proj_({.call_id_seed = o.call_id_seed}, [this, &sink](const delta& d) {
           if (d.kind == delta_kind::call_begin) call_open_ = true;
           if (d.kind == delta_kind::message_end) call_open_ = false;
           if (sink) sink(d);

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A model's own format (its two templates and stop strings) and the generation loop on it.
 #include "ocml/model_format.hpp"
 
@@ -78,7 +79,9 @@ result<model_format> model_format::load(const std::string& path) {
 
 result<std::string> model_format::prompt(const conversation& c,
                                          const template_json_options& options) const {
-  const json request = to_openai_json(c, {});
+  // The prompt is a function of the conversation: calls given without an id get the same
+  // ids every time it is rendered (seed 0), not a response's random ones.
+  const json request = to_openai_json(c, {.call_id_seed = 0});
   return chat_.render_json(dump_json(request), options);
 }
 
@@ -86,11 +89,13 @@ format_generation generate(model& engine, const model_format& format, const std:
                            const conversation& c, const generate_options& options,
                            const std::function<void(const delta&)>& on_delta) {
   format_generation g;
-  const json request = to_openai_json(c, {});
+  const json request = to_openai_json(c, {.call_id_seed = 0});  // for its tools
   const json* tools = request.contains("tools") ? &request["tools"] : nullptr;
-  response_projection proj([&](const delta& d) {
-    if (on_delta) on_delta(d);
-  });
+  response_projection proj(
+      [&](const delta& d) {
+        if (on_delta) on_delta(d);
+      },
+      {.call_id_seed = options.call_id_seed});
   response_parser parser(format.response(),
                          {.prefix = prompt, .tools = tools, .lenient = options.lenient},
                          [&](const response_event& e) { proj(e); });

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Decoder events -> deltas: which text is visible, which is reasoning, which is a call.
 #include <cstring>
 
@@ -51,7 +52,7 @@ std::string_view finish_reason_name(finish_reason r) noexcept {
 }
 
 projection::projection(projection_options options, sink on_delta)
-    : opt_(options), sink_(std::move(on_delta)) {}
+    : opt_(options), ids_(call_ids::from(options.call_id_seed)), sink_(std::move(on_delta)) {}
 
 delta projection::make(delta_kind k, std::size_t offset) const {
   delta d;
@@ -82,8 +83,9 @@ void projection::operator()(const event& e) {
       newline_ = false;
       sink_(make(delta_kind::message_begin, e.offset));
       const recipient_kind target = classify_recipient(m.recipient);
-      // A built-in tool's call (browser.search, python) is the engine's business: reasoning.
-      if (target == recipient_kind::builtin) channel_ = "analysis";
+      // A built-in tool's call (browser.search, python) is the engine's business: its own
+      // kind of delta, not reasoning (docs/decisions.md 61).
+      builtin_ = target == recipient_kind::builtin;
       call_open_ = target == recipient_kind::function;
       if (call_open_) {
         constexpr std::string_view ns = "functions.";
@@ -97,6 +99,8 @@ void projection::operator()(const event& e) {
       if (!projected_) return;
       if (call_open_) {
         text(delta_kind::call_arguments, e.text, e.offset);
+      } else if (builtin_) {
+        text(delta_kind::builtin_call, e.text, e.offset);
       } else if (channel_ == "final") {
         text(delta_kind::text, e.text, e.offset);
       } else if (channel_ == "analysis") {
@@ -239,7 +243,7 @@ void projection::with_flushes(const delta& d) {
 
 void projection::begin_call(std::string_view id, std::string_view name, std::size_t offset) {
   ++calls_;
-  call_id_ = id.empty() ? "call_" + std::to_string(calls_ - 1) : std::string(id);
+  call_id_ = id.empty() ? ids_(calls_ - 1) : std::string(id);
   name_ = name;
   sink_(make(delta_kind::call_begin, offset));
 }

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The tool router: lookup, routing rules, argument validation, a bounded pool, deadlines.
 #include <algorithm>
 #include <cmath>
@@ -8,6 +9,7 @@
 #include <thread>
 
 #include "interchange/json_util.hpp"
+#include "ocml/call_id.hpp"
 #include "ocml/tools.hpp"
 #include "runtime/schema.hpp"
 
@@ -355,8 +357,9 @@ bool tool_router::cancel(std::string_view call_id, std::string_view reason) {
 
 std::vector<tool_call_request> tool_router::calls_in(const std::vector<message>& messages) {
   std::vector<tool_call_request> out;
-  const auto id_for = [&out](const std::string& id) {
-    return id.empty() ? "call_" + std::to_string(out.size()) : id;
+  const call_ids ids;
+  const auto id_for = [&out, &ids](const std::string& id) {
+    return id.empty() ? ids(out.size()) : id;
   };
   for (const auto& m : messages) {
     if (m.role != role::assistant) continue;

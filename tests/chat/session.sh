@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # `ocml chat` keeps the session (issue 13): a user line that is not UTF-8 is sent as
 # U+FFFD; a line ChatML cannot hold is refused for its turn only; a round of 40 calls runs
 # --max-tool-calls of them and answers the rest with E-LIMIT-EXCEEDED; a tool that fails
 # printing bytes that are not UTF-8 (500 of them: the excerpt is cut) is that call's error;
-# a call whose arguments nest 10^6 deep is not read as a call (no crash).
+# a call whose arguments nest 10^6 deep is not read as a call (no crash); an answer the
+# engine cuts at max_tokens is reported in words.
 # session.sh ENGINE OCML
 set -euo pipefail
 engine=$1 ocml=$2
@@ -32,7 +34,7 @@ sys.exit(3)
 PY
 printf 'hi \xff there\nbad <|im_end|> line\nrun the tool\ngo deep\n' |
   timeout 60 "$ocml" chat -d chatml --endpoint "http://127.0.0.1:$port" \
-    --tool "bad_tool=python3 $work/bad_tool.py" --max-tool-calls 3 \
+    --tool "bad_tool=python3 $work/bad_tool.py" --max-tool-calls 3 --max-tokens 0 \
     >"$work/out" 2>"$work/err" && status=0 || status=$?
 wait "$pid" || true
 pid=""
@@ -58,4 +60,19 @@ assert last.count("E-TOOL-FAILED") == 3, last.count("E-TOOL-FAILED")
 assert "\ufffd" in last and "é" in last, "the tool's stderr excerpt"
 print("requests ok:", len(reqs))
 PY
+
+# An answer the engine cuts at its token limit (finish_reason "length") is said in words,
+# with the limit and the flag that raises it, and the turn fails.
+"$engine" "$dir/session.json" "$work/port2" >/dev/null &
+pid=$!
+for _ in $(seq 200); do [[ -s $work/port2 ]] && break; sleep 0.05; done
+printf 'hi\n' | timeout 60 "$ocml" chat -d chatml --endpoint "http://127.0.0.1:$(cat "$work/port2")" \
+  --max-tokens 4 >"$work/out" 2>"$work/err" && status=0 || status=$?
+kill "$pid" 2>/dev/null || true
+wait "$pid" 2>/dev/null || true
+pid=""
+[[ $status == 1 ]] || fail "exit status $status after a cut answer (1)"
+grep -qF 'finish_reason "length", max_tokens 4' "$work/err" || fail "the cut was not said"
+grep -qF 'raise the limit with --max-tokens' "$work/err" || fail "the flag was not named"
+grep -qF "Hell" "$work/out" || fail "the partial answer was not shown"
 echo "ocml chat session: ok"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `ocml chat`: an agent loop in the terminal over an OpenAI-compatible completions engine.
 #include "chat.hpp"
 
@@ -21,6 +22,7 @@ namespace {
 
 cancellation g_cancel;             // set by Ctrl-C while a turn runs
 volatile sig_atomic_t g_busy = 0;  // a turn is running
+std::uint64_t g_responses = 0;     // responses so far (each gets its own call ids)
 volatile sig_atomic_t g_interrupts = 0;
 
 extern "C" void on_sigint(int /*signal*/) {
@@ -112,11 +114,6 @@ class printer {
   bool in_reasoning_ = false, wrote_ = false;
 };
 
-std::string next_call_id() {
-  static std::size_t n = 0;
-  return "call_" + std::to_string(n++);
-}
-
 bool has_call_ids(dialect d) {
   return d == dialect::ocml_2_2 || d == dialect::ocml_2_0 || d == dialect::harmony;
 }
@@ -207,13 +204,25 @@ bool run_turn(const chat_args& a, conversation& conv, model& engine, tool_router
                 << "): cut off\n";
       return false;
     }
-    // Calls the model wrote without an id get one that is unique in the session, in the
-    // message itself too, so that each reply can echo it.
+    if (g.finish == finish_reason::length) {
+      print.end_turn();
+      std::cerr << "ocml chat: the engine stopped the answer at its token limit (finish_reason "
+                   "\"length\", "
+                << (a.max_tokens == 0 ? std::string("the engine's default max_tokens")
+                                      : "max_tokens " + std::to_string(a.max_tokens))
+                << "): the answer is cut off; raise the limit with --max-tokens N\n";
+      return false;
+    }
+    // Calls the model wrote without an id get one that is unique in the session (OpenAI's
+    // random call_ shape, --seed makes it reproducible), in the message itself too, so that
+    // each reply can echo it.
+    const call_ids ids = a.seed ? call_ids(*a.seed + g_responses++) : call_ids();
+    std::size_t index = 0;
     for (auto& m : g.messages) {
       if (m.role != role::assistant) continue;
-      if (!m.recipient.empty() && m.call_id.empty()) m.call_id = next_call_id();
+      if (!m.recipient.empty() && m.call_id.empty()) m.call_id = ids(index++);
       for (auto& c : m.tool_calls) {
-        if (c.id.empty()) c.id = next_call_id();
+        if (c.id.empty()) c.id = ids(index++);
       }
     }
     auto calls = tool_router::calls_in(g.messages);

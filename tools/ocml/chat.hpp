@@ -1,7 +1,10 @@
+// SPDX-License-Identifier: Apache-2.0
 // `ocml chat`: user turns from standard input, the model over HTTP, tools as commands.
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -22,7 +25,12 @@ struct chat_args {
   bool show_reasoning = false;
   bool think = false;            ///< GabGPT think mode
   std::string reasoning_effort;  ///< harmony: low, medium, high (empty: harmony's default)
-  std::size_t max_tokens = 0;
+  /// Sent as each request's max_tokens (0: none sent, the engine's default, which is 16 in
+  /// vLLM's completions API). The default fits a reasoning model's answer.
+  std::size_t max_tokens = 8192;
+  /// Tool-call ids the model did not write are random (OpenAI's call_ shape); a seed makes
+  /// them reproducible.
+  std::optional<std::uint64_t> seed;
   std::size_t budget = 0;  ///< prompt budget in bytes, or tokens with a tokenizer (0: none)
   /// Token mode: prompts go to the engine as IDs of this tokenizer.json or .tiktoken file,
   /// its sampled IDs come back, and each generation stops on the stop-token IDs.

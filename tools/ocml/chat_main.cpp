@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // ocml-chat: the agent loop of `ocml chat` (its own program, so that only it loads the HTTP
 // client and its TLS libraries).
 #include <CLI/CLI.hpp>
@@ -22,7 +23,14 @@ int main(int argc, char** argv) {
   app.add_option("--system", ch.system, "a system message");
   app.add_flag("--show-reasoning", ch.show_reasoning, "print reasoning as well");
   app.add_flag("--think", ch.think, "GabGPT think mode");
-  app.add_option("--max-tokens", ch.max_tokens, "token limit per generation");
+  app.add_option("--max-tokens", ch.max_tokens,
+                 "tokens one generation may take (sent as max_tokens; 0 sends none, leaving the "
+                 "engine's default, which is 16 in vLLM's completions API and cuts answers). "
+                 "8192 fits a reasoning model's analysis and answer within most models' context")
+      ->capture_default_str();
+  app.add_option("--seed", ch.seed,
+                 "make the ids of tool calls the model wrote without one reproducible "
+                 "(otherwise random per response, OpenAI's call_ shape)");
   app.add_option("--budget", ch.budget,
                  "prompt budget in bytes, or in tokens with --tokenizer (oldest turns dropped)");
   app.add_option("--tokenizer", ch.tokenizer,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "commands.hpp"
 
 #include <charconv>
@@ -416,7 +417,8 @@ int run_render(const render_args& a) {
 
 int run_parse(const parse_args& a) {
   const openai_options oo{
-      .reasoning_key = a.decoder.dialect == dialect::ocml_2_0 ? "thinking" : "reasoning_content"};
+      .reasoning_key = a.decoder.dialect == dialect::ocml_2_0 ? "thinking" : "reasoning_content",
+      .call_id_seed = a.seed};
   if (a.ids) {
     auto tok = tokenizer::from_file(a.tokenizer, {.encoding = a.encoding});
     if (!tok) {
@@ -473,7 +475,7 @@ int run_stream_events(const parse_args& a) {
   bool error = false;
   openai_chunk_writer openai({}, line);
   ocml_event_writer ocml_events(line);
-  projection p({}, [&](const delta& d) {
+  projection p({.call_id_seed = a.seed}, [&](const delta& d) {
     if (d.kind == delta_kind::diagnostic) {
       print_diag(*d.diag);
       error = error || d.diag->level == severity::error;
@@ -645,7 +647,8 @@ int convert_to_model(const convert_args& a) {
     parse_result p = parse(text, {.dialect = a.from, .lenient = a.lenient});
     diags = std::move(p.diagnostics);
     if (any_error(diags)) return;
-    const json request = to_openai_json(plain_meaning(p.conversation, a.from), {});
+    // A transcript converted is a function of its text: calls without ids get seed 0's.
+    const json request = to_openai_json(plain_meaning(p.conversation, a.from), {.call_id_seed = 0});
     auto t = f->render_json(dump_json(request), {});
     if (!t) {
       diags.push_back(t.error());

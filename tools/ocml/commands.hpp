@@ -1,8 +1,11 @@
+// SPDX-License-Identifier: Apache-2.0
 // The ocml tool's subcommands. Each returns the process exit code:
 // 0 success, 1 invalid input (diagnostics on stderr), 2 usage error.
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -57,6 +60,8 @@ struct parse_args {
   std::string response_template;  ///< a response template (spec or tokenizer_config.json)
   std::string prefix_file;        ///< with response_template: the prompt
   std::string tools_file;         ///< with response_template: the request's tools
+  /// Reproducible ids for the tool calls the model wrote without one (random otherwise).
+  std::optional<std::uint64_t> seed;
 };
 
 struct convert_args {

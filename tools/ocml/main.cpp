@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // ocml: render, parse, stream, validate and view LLM chat markup.
 #include <CLI/CLI.hpp>
 
@@ -141,6 +142,9 @@ int main(int argc, char** argv) {
   add_decoder_flags(parse, pa.decoder);
   parse->add_option("--chunk", pa.chunk, "feed the decoder N bytes at a time")
       ->check(CLI::PositiveNumber);
+  parse->add_option("--seed", pa.seed,
+                    "reproducible ids for tool calls written without one (default: random, "
+                    "OpenAI's call_ shape)");
   add_token_flags(parse, pa.tokenizer, pa.encoding, pa.ids,
                   "input is token IDs (a JSON array or whitespace-separated): structure comes "
                   "only from the dialect's control-token IDs");
@@ -154,6 +158,9 @@ int main(int argc, char** argv) {
   add_decoder_flags(stream, sa.decoder);
   stream->add_option("--chunk", sa.chunk, "feed the decoder N bytes at a time")
       ->check(CLI::PositiveNumber);
+  stream->add_option("--seed", sa.seed,
+                     "reproducible ids for tool calls written without one (default: random, "
+                     "OpenAI's call_ shape)");
   stream
       ->add_option("--events", sa.events,
                    "project to OpenChatML events (ocml) or OpenAI chat-completion chunks (openai)")

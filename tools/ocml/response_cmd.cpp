@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `ocml parse|stream --response-template`: a model's own response template, run on a
 // generation (after an optional prompt prefix).
 #include <iostream>
@@ -141,7 +142,7 @@ int parse_response_lines(const parse_args& a, const response_setup& s) {
     p.push(generation);
     auto m = p.finish();
     r.diagnostics = p.diagnostics();
-    if (m) r.output = dump_json(a.openai ? response_to_openai(*m) : *m);
+    if (m) r.output = dump_json(a.openai ? response_to_openai(*m, {.call_id_seed = a.seed}) : *m);
   });
 }
 
@@ -154,7 +155,8 @@ int run_parse_response(const parse_args& a) {
   auto m = p.finish();
   for (const auto& d : p.diagnostics()) print_diag(d);
   if (!m || !read) return 1;
-  std::cout << dump_json(a.openai ? response_to_openai(*m) : *m, 2) << '\n';
+  std::cout << dump_json(a.openai ? response_to_openai(*m, {.call_id_seed = a.seed}) : *m, 2)
+            << '\n';
   return 0;
 }
 
@@ -166,7 +168,7 @@ int run_stream_response(const parse_args& a) {
     std::cout.put('\n');
   };
   openai_chunk_writer openai({}, line);
-  response_projection proj([&](const delta& d) { openai(d); });
+  response_projection proj([&](const delta& d) { openai(d); }, {.call_id_seed = a.seed});
   const bool chunks = a.events == "openai";
   response_parser p(s.tmpl, options_of(a, s), [&](const response_event& e) {
     if (e.kind == response_event_kind::diagnostic) print_diag(*e.diag);
