@@ -70,8 +70,7 @@ TEST(HarmonyText, AnswerEndingInAngleBracketBeforeEachStopToken) {
     SCOPED_TRACE(s.stop);
     const bool call = s.end == ocml::end_token::call;
     const std::string text =
-        std::string(call ? "<|channel|>commentary to=functions.f"
-                         : "<|channel|>final") +
+        std::string(call ? "<|channel|>commentary to=functions.f" : "<|channel|>final") +
         "<|message|>List<" + s.stop;
     for (const bool lenient : {false, true}) {
       const ocml::decoder_options o{
