@@ -182,7 +182,7 @@ TEST_P(Recovery, EveryCaseWholeAndAtChunkSizes1To16) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Corpus, Recovery, ::testing::Values("harmony", "chatml"),
+INSTANTIATE_TEST_SUITE_P(Corpus, Recovery, ::testing::Values("harmony", "harmony-peers", "chatml"),
                          [](const auto& info) {
                            std::string n = info.param;
                            std::replace(n.begin(), n.end(), '-', '_');

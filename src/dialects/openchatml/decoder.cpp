@@ -130,6 +130,7 @@ class openchatml_decoder final : public detail::stream_decoder {
     h.lenient = opt.lenient;
     if (opt.completion && first_header) h.preset_role = opt.completion_role;
     if (implicit_role) h.preset_role = "assistant";
+    if (opt.completion && opt.dialect == dialect::harmony) h.completion_role = opt.completion_role;
     return h;
   }
 
@@ -372,6 +373,25 @@ class openchatml_decoder final : public detail::stream_decoder {
     return j + 1;
   }
 
+  static constexpr std::size_t kUndecided = static_cast<std::size_t>(-1);
+
+  // Harmony, lenient: where header residue that starts at p[k] ends: a channel or role word
+  // right before <|channel|> (0: not residue; kUndecided: the bytes so far cannot tell).
+  static std::size_t residue_end(const char* p, std::size_t k, std::size_t n) {
+    static constexpr std::string_view kChannelToken = "<|channel|>";
+    std::size_t e = k;
+    while (e < n && e - k <= 16 && ((p[e] >= 'a' && p[e] <= 'z') || (p[e] >= 'A' && p[e] <= 'Z'))) {
+      ++e;
+    }
+    if (e - k > 16 || e == k) return 0;
+    if (e == n) return kUndecided;
+    const std::string_view w(p + k, e - k);
+    if (w != "analysis" && w != "commentary" && w != "final" && w != "assistant") return 0;
+    const std::size_t avail = std::min(n - e, kChannelToken.size());
+    if (std::string_view(p + e, avail) != kChannelToken.substr(0, avail)) return 0;
+    return avail < kChannelToken.size() ? kUndecided : e;
+  }
+
   [[nodiscard]] bool harmony_lenient() const noexcept {
     return opt.lenient && opt.dialect == dialect::harmony;
   }
@@ -385,6 +405,21 @@ class openchatml_decoder final : public detail::stream_decoder {
       std::size_t k = i;
       while (k < j && detail::is_space(p[k])) ++k;
       if (k < j) {
+        // A channel word typed twice ("…<|call|>commentary<|channel|>commentary to=…") is
+        // header residue, not the assistant's text.
+        const std::size_t residue = residue_end(p, k, n);
+        if (residue == kUndecided && !finishing) {
+          if (!gap(p, i, k, base)) return n;
+          return k;  // wait for the bytes that decide it (at most 27)
+        }
+        if (residue != kUndecided && residue != 0) {
+          if (!gap(p, i, k, base)) return n;
+          report(error_code::stray_text, severity::warning, base + k,
+                 "recovered: header residue '" + std::string(p + k, residue - k) +
+                     "' before <|channel|> (skipped)");
+          em.skipped(base + residue, "header residue before <|channel|>");
+          return residue;
+        }
         report(error_code::stray_text, severity::warning, base + k,
                "recovered: text outside any message (read as the assistant's visible text)");
         implicit_text_message(base + k);
@@ -566,6 +601,16 @@ class openchatml_decoder final : public detail::stream_decoder {
     if (!opt.lenient) {
       fail(error_code::parse_header, off, tok_name + " before <|message|> in header");
       return false;
+    }
+    if (std::all_of(header_text.begin(), header_text.end(),
+                    [](char ch) { return detail::is_space(ch); })) {
+      // Nothing before the stop token: a stray token, not an empty message.
+      report(error_code::parse_header, severity::warning, off,
+             "recovered: " + tok_name + " with no header before it (skipped)");
+      first_header = false;
+      st = state::between;
+      em.skipped(off + detail::token_text(tok).size(), "a stop token with no message");
+      return true;
     }
     std::string body;
     detail::parsed_header ph = detail::parse_headless_message(header_text, header_options(), &body);

@@ -153,6 +153,12 @@ class header_builder {
 
   void role_word(const word& w) {
     if (resolve_role_word(w.text, out_.msg)) return;
+    if (opt_.completion_role && repeats(w.text, *opt_.completion_role)) {
+      issue(error_code::parse_header, w.offset,
+            "role word '" + std::string(w.text) + "' (read as " + *opt_.completion_role + ")");
+      if (auto r = parse_role(*opt_.completion_role)) out_.msg.role = *r;
+      return;
+    }
     // Harmony reads an unknown author (e.g. "browser.search") as a tool named so.
     out_.msg.role = role::tool;
     out_.msg.name = w.text;
@@ -168,6 +174,14 @@ class header_builder {
 };
 
 }  // namespace
+
+bool repeats(std::string_view w, std::string_view unit) {
+  if (unit.empty() || w.size() < 2 * unit.size() || w.size() % unit.size() != 0) return false;
+  for (std::size_t i = 0; i < w.size(); i += unit.size()) {
+    if (w.substr(i, unit.size()) != unit) return false;
+  }
+  return true;
+}
 
 bool resolve_role_word(std::string_view w, message& msg) {
   if (auto r = parse_role(w)) {
@@ -206,8 +220,15 @@ parsed_header parse_header(std::string_view text, const header_parse_options& op
           // Harmony tolerates the role repeated at the start of a completion header.
           if (!ws.empty() && ws[0].text == *opt.preset_role) first = 1;
         } else if (ws.empty()) {
-          b.issue(error_code::parse_header, s.offset, "header has no role", false);
-          return out;
+          // A completion holds the assistant's messages only: a role-less header is its
+          // (lenient harmony; the peers read it so). Anywhere else it cannot be read.
+          const bool recover = opt.completion_role && opt.lenient;
+          b.issue(error_code::parse_header, s.offset,
+                  recover ? "header has no role (read as " + *opt.completion_role + ")"
+                          : std::string("header has no role"),
+                  recover);
+          if (!recover) return out;
+          if (auto r = parse_role(*opt.completion_role)) out.msg.role = *r;
         } else {
           b.role_word(ws[0]);
           first = 1;
@@ -216,14 +237,30 @@ parsed_header parse_header(std::string_view text, const header_parse_options& op
         break;
       }
       case segment_kind::channel: {
-        if (saw_channel) {
+        const bool harmony = opt.dialect == dialect::harmony;
+        if (saw_channel && !harmony) {
           b.issue(error_code::parse_header, s.token_offset, "second <|channel|> in header");
           break;
         }
+        if (saw_channel) {
+          // gpt-oss sometimes writes a stray header ("<|channel|>commentary to=assistant")
+          // before the real one: the header starts again at the last <|channel|>, and what
+          // came before it says nothing about this message (decisions 65).
+          b.issue(error_code::parse_header, s.token_offset,
+                  "second <|channel|> in header (the header starts again there; '" +
+                      std::string(text.substr(0, s.token_offset)) + "' dropped)");
+          out.msg.channel.clear();
+          out.msg.recipient.clear();
+          out.msg.content_type.clear();
+          out.msg.constrain.clear();
+          saw_constrain = false;
+        }
         saw_channel = true;
         if (ws.empty() || ws[0].offset != s.offset) {
+          // Harmony, lenient: "<|channel|><|message|>" is a message without a channel.
           b.issue(error_code::parse_header, s.token_offset, "<|channel|> without a channel name",
-                  false);
+                  harmony);
+          if (harmony && !ws.empty()) b.words(ws, 0, true);
           break;
         }
         if (opt.dialect != dialect::harmony && !known_channel(ws[0].text)) {

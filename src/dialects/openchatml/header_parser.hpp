@@ -27,6 +27,10 @@ struct header_parse_options {
   bool lenient = false;
   /// Set when the role is already known (completion mode): the text starts after it.
   std::optional<std::string> preset_role;
+  /// Harmony, lenient, in a completion (only the assistant writes there): a header without
+  /// a role word, or with this role word written twice or more ("assistantassistant"), is
+  /// this role's, with a warning (the peers read it so).
+  std::optional<std::string> completion_role;
 };
 
 struct parsed_header {
@@ -49,6 +53,9 @@ struct parsed_header {
 /// Resolves a role word: "assistant", "user:alice" (harmony author name), "functions.x"
 /// (legacy tool author). Returns false when the word is not a role (caller decides).
 [[nodiscard]] bool resolve_role_word(std::string_view word, message& msg);
+
+/// `w` is `unit` written twice or more ("assistantassistant").
+[[nodiscard]] bool repeats(std::string_view w, std::string_view unit);
 
 /// The channels OpenChatML 2.x knows (analysis, commentary, final); harmony takes any.
 [[nodiscard]] bool known_channel(std::string_view c);
