@@ -82,6 +82,14 @@ TEST(Cli, ValidateViewStreamDialectsVersion) {
   EXPECT_NE(s.out.find(R"({"event":"message_end","offset":84,"end":"return","span":[84,84]})"),
             std::string::npos)
       << s.out;
+  // Colours: never on a pipe unless asked; NO_COLOR does not override an explicit flag.
+  const auto plain = run("view --debug -d ocml-2.2 -", kGood);
+  EXPECT_EQ(plain.out.find("\x1b["), std::string::npos) << plain.out;
+  EXPECT_NE(plain.out.find("[shown user] Hi"), std::string::npos) << plain.out;
+  const auto always = run("view --debug --color=always -d ocml-2.2 -", kGood);
+  EXPECT_NE(always.out.find("\x1b[1;32m[shown user]\x1b[0m Hi"), std::string::npos) << always.out;
+  EXPECT_EQ(run("view --color=never -d ocml-2.2 -", kGood).out, v.out);
+  EXPECT_EQ(run("view --color=sometimes -d ocml-2.2 -", kGood).code, 2);
   const auto d = run("dialects");
   EXPECT_NE(d.out.find("harmony"), std::string::npos);
   EXPECT_EQ(run("--version").out.rfind("ocml ", 0), 0u);

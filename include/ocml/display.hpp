@@ -16,12 +16,24 @@ namespace ocml {
 
 /// Options for render_view.
 struct view_options {
-  /// Debug view: show every message, each hidden one marked as such.
+  /// Debug view: every message and every part of one (reasoning, tool calls with their
+  /// arguments, 0.1 thought blocks and flags) and the tool declarations, each marked shown
+  /// or hidden.
   bool debug = false;
+  /// ANSI colours (shown green, hidden dim, reasoning magenta, calls cyan, tools yellow).
+  /// The CLI sets it for a terminal unless NO_COLOR is set (`--color=never|always|auto`).
+  bool color = false;
 };
 
-/// Plain-text view of a conversation, one block per message:
-/// "user: ...", "assistant: ..." (debug: "[hidden assistant/analysis] ...").
+/// Plain-text view of a conversation, one block per message: "user: ...",
+/// "assistant: ..." (what a user sees: messages with no visible text are left out). Debug:
+/// "[hidden tool declaration] NAME: description" with the parameters, "[shown user] ...",
+/// "[shown assistant/final] ..."
+/// with each part on its own line: "  [hidden reasoning] ...",
+/// "  [hidden tool call NAME id=ID] {arguments}".
+///
+///   auto r = ocml::parse(text, {.dialect = ocml::dialect::qwen3});
+///   std::string v = ocml::render_view(r.conversation, {.debug = true});
 [[nodiscard]] std::string render_view(const conversation& c, const view_options& options);
 
 }  // namespace ocml

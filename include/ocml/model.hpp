@@ -89,7 +89,7 @@ enum class recipient_kind : std::uint8_t {
   none,      ///< No recipient, or a role ("to=assistant"): text, read by its channel.
   function,  ///< A function tool ("functions.get_weather", or any other name): a tool call.
   builtin,   ///< A gpt-oss built-in tool (`browser.*`, `python`, `container.*`), run by the
-             ///< engine: kept in the native form; reasoning in the OpenAI form, not a call.
+             ///< engine: kept in the native form; left out of the OpenAI form (decisions 61).
 };
 
 /// Classifies a recipient.

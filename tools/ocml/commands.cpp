@@ -346,6 +346,7 @@ int run_render_template(const render_args& a) {
   }
   template_json_options o;
   o.add_generation_prompt = a.add_generation_prompt;
+  o.continue_final_message = a.continue_final_message;
   if (!a.template_kwargs.empty()) {
     auto kw = detail::try_parse_json(a.template_kwargs);
     if (!kw || !kw->is_object()) {
@@ -614,7 +615,14 @@ int run_view(const view_args& a) {
   }
   const parse_result r = parse(in.bytes(), a.decoder);
   for (const auto& diag : r.diagnostics) print_diag(diag);
-  std::cout << render_view(r.conversation, {.debug = a.debug});
+  // auto: a terminal, unless NO_COLOR is set (no-color.org) or TERM is dumb; the flag wins.
+  const char* no_color = std::getenv("NO_COLOR");
+  const char* term = std::getenv("TERM");
+  const bool color =
+      a.color == "always" || (a.color == "auto" && ::isatty(STDOUT_FILENO) != 0 &&
+                              (no_color == nullptr || *no_color == '\0') &&
+                              !(term != nullptr && std::string_view(term) == "dumb"));
+  std::cout << render_view(r.conversation, {.debug = a.debug, .color = color});
   return r.ok() ? 0 : 1;
 }
 

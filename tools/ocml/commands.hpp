@@ -77,6 +77,7 @@ struct convert_args {
 struct view_args {
   decoder_options decoder;
   bool debug = false;
+  std::string color = "auto";  ///< never, always, or auto (a terminal, unless NO_COLOR)
   std::string file = "-";
 };
 

@@ -179,7 +179,14 @@ int main(int argc, char** argv) {
   auto* view = app.add_subcommand("view", "what a user sees (or everything with --debug)");
   add_dialect(view, wa.decoder.dialect);
   add_decoder_flags(view, wa.decoder);
-  view->add_flag("--debug", wa.debug, "show hidden messages, marked");
+  view->add_flag("--debug", wa.debug,
+                 "show every message and part (reasoning, tool calls, tool declarations), "
+                 "hidden ones marked");
+  view->add_option("--color", wa.color,
+                   "colour the labels: auto (on a terminal unless NO_COLOR is set), always, "
+                   "never")
+      ->check(CLI::IsMember({"auto", "always", "never"}))
+      ->capture_default_str();
   view->add_option("file", wa.file, "input file, - for stdin");
 
   ocml::cli::prepare_args pr;
