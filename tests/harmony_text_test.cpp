@@ -7,7 +7,10 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 
+#include "cli_support.hpp"
 #include "ocml/harmony.hpp"
 #include "ocml/token_decoder.hpp"
 #include "ocml/token_render.hpp"
@@ -128,6 +131,67 @@ TEST(HarmonyText, ContinueFinalMessageCutsAfterTheContentAsWritten) {
   ASSERT_TRUE(text.ok()) << text.error().to_string();
   EXPECT_EQ(*text,
             "<|start|>user<|message|>hi<|end|><|start|>assistant<|channel|>final<|message|>List<");
+}
+
+// gpt-oss's own chat template under Python Jinja2 (as transformers sets it up) and
+// `ocml render -d harmony` write the same prompt for conversations whose messages end in
+// '<', '<<' and '<|' (the template, like openai/harmony, writes content as it is). The two
+// references differ elsewhere (the template adds blank lines after developer instructions,
+// for one), and ocml follows openai/harmony's goldens there (HarmonyRender.*).
+TEST(HarmonyText, ByteIdenticalToGptOssTemplateWhereMessagesEndInAngleBrackets) {
+  const fs::path tmpl = fs::path(OCML_REFERENCE_DIR) / "templates" / "gpt-oss.jinja";
+  if (!fs::exists(tmpl)) GTEST_SKIP() << "../shared/reference is absent";
+  const std::string py = ocml::test::python_with_jinja();
+  if (py.empty()) GTEST_SKIP() << "python3-jinja2 is not installed";
+  const std::vector<std::string> ends = {"<", "<<", "<|", "<<|", "a <", "<|literal|>", "<b>"};
+  const std::vector<std::string> heads = {"std::vector", "List", "if (a < b) {", "日本語 ", ""};
+  const fs::path dir = fs::temp_directory_path() / ("ocml_gptoss_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  std::size_t lines = 0;
+  {
+    std::ofstream in(dir / "in.jsonl");
+    for (std::size_t i = 0; i < 70; ++i) {
+      nlohmann::json msgs = nlohmann::json::array();
+      const std::size_t turns = 1 + i % 3;
+      for (std::size_t t = 0; t < turns; ++t) {
+        const auto text = [&](std::size_t k) {
+          return heads[(i + k) % heads.size()] + ends[(i * 3 + k) % ends.size()];
+        };
+        msgs.push_back({{"role", "user"}, {"content", text(2 * t)}});
+        if (t + 1 < turns) {  // (a conversation that ends with the answer is a training
+                              // example there: <|return|>, ocml's --training)
+          msgs.push_back({{"role", "assistant"}, {"content", text(2 * t + 1)}});
+        }
+      }
+      in << nlohmann::json({{"messages", msgs}, {"add_generation_prompt", true}}).dump() << '\n';
+      ++lines;
+    }
+  }
+  const std::string ref = "OCML_TEMPLATE_NOW=2026-01-15T10:30:00 " + py + " " +
+                          std::string(OCML_TEST_TOOLS_DIR) + "/render_template.py " +
+                          tmpl.string() + " " + (dir / "in.jsonl").string() + " " +
+                          (dir / "want.jsonl").string();
+  ASSERT_EQ(std::system(ref.c_str()), 0) << ref;
+  const auto ours = ocml::test::run("render -d harmony --jsonl --current-date 2026-01-15 " +
+                                    (dir / "in.jsonl").string());
+  ASSERT_EQ(ours.code, 0) << ours.err;
+  std::ifstream want(dir / "want.jsonl");
+  std::istringstream got(ours.out);
+  std::string w, g;
+  std::size_t compared = 0, differences = 0;
+  while (std::getline(want, w) && std::getline(got, g)) {
+    const auto wj = nlohmann::json::parse(w);
+    ASSERT_TRUE(wj.contains("text")) << w;
+    if (wj["text"] != nlohmann::json::parse(g)["text"] && ++differences <= 3) {
+      ADD_FAILURE() << "line " << compared + 1 << "\n--- jinja2\n"
+                    << wj["text"].get<std::string>() << "\n--- ocml\n"
+                    << nlohmann::json::parse(g)["text"].get<std::string>();
+    }
+    ++compared;
+  }
+  fs::remove_all(dir);
+  EXPECT_EQ(compared, lines);
+  EXPECT_EQ(differences, 0u);
 }
 
 const fs::path kRef = fs::path(OCML_SOURCE_DIR) / "tests/reference";

@@ -53,13 +53,22 @@ const fs::path& work_dir() {
   return dir;
 }
 
-// The corpus, made once per run.
+constexpr std::size_t kSeeded = 300;
+
+// The corpus, made once per run: 300 seeded conversations, then the bundled example
+// (examples/weather.openai.json, asking for the generation prompt), which must render with
+// the real templates wherever Jinja2 renders it.
 const fs::path& corpus(const std::string& py) {
   static const fs::path path = [&py] {
     fs::path p = work_dir() / "corpus.jsonl";
     const std::string cmd = py + " " + std::string(OCML_TEST_TOOLS_DIR) +
-                            "/make_template_corpus.py 300 1 > " + p.string();
+                            "/make_template_corpus.py " + std::to_string(kSeeded) + " 1 > " +
+                            p.string();
     if (std::system(cmd.c_str()) != 0) return fs::path();
+    json example = json::parse(
+        ocml::test::read_file(fs::path(OCML_SOURCE_DIR) / "examples/weather.openai.json"));
+    example["add_generation_prompt"] = true;
+    std::ofstream(p, std::ios::app) << example.dump() << '\n';
     return p;
   }();
   return path;
@@ -86,6 +95,20 @@ bool same_error(const outcome& want, const outcome& got) {
          got.text == "E-LIMIT-EXCEEDED";
 }
 
+// The corpus holds prefill requests (continue_final_message), so every template is checked
+// on them too: 44 of 45 templates the project had not seen differed on them before.
+TEST(TemplateCorpus, HoldsPrefillRequests) {
+  const std::string py = ocml::test::python_with_jinja();
+  if (py.empty()) GTEST_SKIP() << "python3-jinja2 is not installed";
+  const fs::path in = corpus(py);
+  ASSERT_FALSE(in.empty());
+  std::size_t prefill = 0;
+  for (const auto& l : read_lines(in)) {
+    prefill += json::parse(l).value("continue_final_message", false) ? 1 : 0;
+  }
+  EXPECT_GE(prefill, 15u);
+}
+
 class TemplateReference : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(TemplateReference, RendersAsJinja2OnTheSeededCorpus) {
@@ -110,7 +133,11 @@ TEST_P(TemplateReference, RendersAsJinja2OnTheSeededCorpus) {
   (void)std::system(ours.c_str());  // exit status 1 when some line raised
   const auto want = read_lines(want_path);
   auto got_lines = read_lines(got_path);
-  ASSERT_EQ(want.size(), 300u);
+  ASSERT_EQ(want.size(), kSeeded + 1);
+  // The bundled example renders with the templates of the models it is written for.
+  if (GetParam() == "qwen3.jinja" || GetParam() == "gpt-oss.jinja") {
+    EXPECT_TRUE(read_outcome(want.back()).ok) << GetParam() << ": " << want.back();
+  }
   // Our error lines carry their line number; place them.
   std::vector<std::string> got(want.size());
   std::size_t next = 0;

@@ -62,6 +62,26 @@ TEST(Template, SyntaxErrorsSayWhere) {
   EXPECT_NE(u.error().message.find("endfor"), std::string::npos) << u.error().message;
 }
 
+// A run-time error names the statement that failed, as Jinja2's traceback gives its line,
+// and words an attribute of None as Jinja2 does (issue 30: the message was garbled).
+TEST(Template, RuntimeErrorsSayWhereAndWhat) {
+  auto t = ocml::chat_template::compile(
+      "{% for m in messages %}\n{{ m.role }}\n{%- if m.content is none %}\n"
+      "  {{ m.content.lstrip('\\n') }}\n{% endif %}{% endfor %}");
+  ASSERT_TRUE(t.ok()) << t.error().to_string();
+  auto r = t->render({{"messages", json::array({{{"role", "user"}, {"content", nullptr}}})}});
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().code, ocml::error_code::template_undefined);
+  EXPECT_EQ(r.error().message,
+            "template 4:3 `{{ m.content.lstrip('\\n') }}`: 'None' has no attribute 'lstrip'");
+  EXPECT_EQ(r.error().line, 0u);  // no position in the input
+  auto d = ocml::chat_template::compile("{{ x.y.z }}");
+  ASSERT_TRUE(d.ok());
+  auto rd = d->render({{"x", json::object()}});
+  ASSERT_FALSE(rd.ok());
+  EXPECT_EQ(rd.error().message, "template 1:1 `{{ x.y.z }}`: 'dict object' has no attribute 'y'");
+}
+
 TEST(Template, RaiseExceptionKeepsTheTemplatesMessage) {
   auto t = ocml::chat_template::compile(
       "{% if messages|length > 1 %}{{ raise_exception('Only one message, got ' ~ messages|length) "

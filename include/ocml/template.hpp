@@ -67,6 +67,11 @@ struct template_json_options {
   /// conversation's own `chat_template_kwargs` are merged over them.
   json kwargs = json::object();
   bool add_generation_prompt = false;  ///< unless the conversation says
+  /// Prefill, as transformers' `continue_final_message` (unless the conversation says): the
+  /// text is cut right after the last message's content (its last text part when the
+  /// content is a list), found by its last occurrence in the rendered text, so the model
+  /// continues it. Not with add_generation_prompt (E-TEMPLATE-TYPE: transformers' ValueError).
+  bool continue_final_message = false;
   template_render_options render;
 };
 
@@ -103,6 +108,8 @@ class model_template {
                                                 const template_json_options& options) const;
 
  private:
+  [[nodiscard]] result<std::string> render_request(std::string_view json_text,
+                                                   const template_json_options& options) const;
   std::vector<std::pair<std::string, chat_template>> named_;
   json special_ = json::object();
 };

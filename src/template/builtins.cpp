@@ -533,12 +533,12 @@ value f_length(interpreter&, const value& v, call&) {
 
 value f_first(interpreter&, const value& v, call&) {
   const list l = iterate(v);
-  return l.empty() ? value::undefined("No first item, sequence was empty.") : l.front();
+  return l.empty() ? value::undefined_hint("No first item, sequence was empty.") : l.front();
 }
 
 value f_last(interpreter&, const value& v, call&) {
   const list l = iterate(v);
-  return l.empty() ? value::undefined("No last item, sequence was empty.") : l.back();
+  return l.empty() ? value::undefined_hint("No last item, sequence was empty.") : l.back();
 }
 
 value f_join(interpreter&, const value& v, call& a) {
@@ -800,7 +800,7 @@ value minmax(const value& v, call& a, bool want_max) {
   const bool cs = truthy(opt(a, 0, "case_sensitive", value(false)));
   const value* attr = a.arg(1, "attribute");
   const list l = iterate(v);
-  if (l.empty()) return value::undefined("No aggregated item, sequence was empty.");
+  if (l.empty()) return value::undefined_hint("No aggregated item, sequence was empty.");
   std::size_t best = 0;
   const auto key = [&](const value& x) {
     return sort_key(attr != nullptr && !attr->is_none() ? attribute_path(x, *attr) : x, cs);

@@ -5,17 +5,37 @@
 #include <optional>
 
 #include "core/read_file.hpp"
+#include "core/utf8.hpp"
 #include "interchange/json_util.hpp"
 #include "interchange/simd_json.hpp"
 #include "ocml/template.hpp"
 #include "template/interpreter.hpp"
+#include "template/lexer.hpp"
 
 namespace ocml {
 
 namespace {
 
-diagnostic from(const tmpl::template_error& e) {
-  diagnostic d = make_error(e.code, e.message);
+// A template error as a diagnostic. A run-time error (but raise_exception's) names the
+// statement that failed: its line:column in the template and its text ("template 41:5
+// `{{ x.lstrip() }}`: ..."); the diagnostic's own position stays empty, as it counts in
+// the input, not the template.
+diagnostic from(const tmpl::template_error& e, std::string_view source = {}) {
+  std::string message = e.message;
+  // raise_exception's message is the template author's own words for the user (servers pass
+  // it on as it is): it stays exactly so.
+  if (e.pos < source.size() && e.code != error_code::template_raised) {
+    std::size_t end = source.find('\n', e.pos);
+    if (end == std::string_view::npos) end = source.size();
+    for (const std::string_view close : {"}}", "%}", "#}"}) {
+      const std::size_t c = source.find(close, e.pos);
+      if (c != std::string_view::npos && c + 2 <= end) end = std::min(end, c + 2);
+    }
+    std::string_view stmt = source.substr(e.pos, std::min<std::size_t>(end - e.pos, 120));
+    message = "template " + tmpl::position(source, e.pos) + " `" + std::string(stmt) +
+              (end - e.pos > 120 ? "…" : "") + "`: " + message;
+  }
+  diagnostic d = make_error(e.code, std::move(message));
   d.line = 0;
   return d;
 }
@@ -41,6 +61,75 @@ std::tm now_of(const std::string& iso) {
   const std::time_t now = std::time(nullptr);
   localtime_r(&now, &t);
   return t;
+}
+
+// transformers' continue_final_message, on the rendered text and the final message's
+// content (a string, or a list of parts whose last `text` one is continued).
+result<std::string> continue_final(std::string rendered, const json& final_content) {
+  const json* text = &final_content;
+  if (final_content.is_array()) {
+    text = nullptr;
+    for (auto it = final_content.rbegin(); it != final_content.rend(); ++it) {
+      if (it->is_object() && it->contains("text")) {
+        text = &(*it)["text"];
+        break;
+      }
+    }
+    if (text == nullptr) {
+      return make_error(error_code::template_type,
+                        "continue_final_message is set but we could not find any text to "
+                        "continue in the final message!");
+    }
+  }
+  if (!text->is_string()) {
+    return make_error(error_code::template_type,
+                      "continue_final_message: the final message's content is not a string");
+  }
+  const std::string& message = text->get_ref<const std::string&>();
+  const std::string_view stripped = detail::py_strip_ws(message);
+  const std::size_t at = rendered.rfind(stripped);
+  if (at == std::string::npos) {
+    return make_error(error_code::template_type,
+                      "continue_final_message is set but the final message does not appear in "
+                      "the chat after applying the chat template!");
+  }
+  // As transformers: keep the message's trailing white space when the template kept it.
+  const std::string_view lstripped = detail::py_strip_ws(message, true, false);
+  const bool kept = rendered.compare(at, lstripped.size(), message) == 0;
+  rendered.resize(at + (kept ? lstripped.size() : stripped.size()));
+  return rendered;
+}
+
+// The final message's content of a request, or null.
+json final_content(const json& request) {
+  const auto m = request.find("messages");
+  if (m == request.end() || !m->is_array() || m->empty() || !m->back().is_object()) return nullptr;
+  return m->back().value("content", json());
+}
+
+// Whether a request asks to continue its final message (its own key wins over the
+// options'), checked against add_generation_prompt as transformers checks it. Only a request
+// that spells the key, or options that set it, are parsed again.
+result<bool> wants_continue(std::string_view json_text, const template_json_options& options,
+                            json& request) {
+  if (!options.continue_final_message &&
+      json_text.find("continue_final_message") == std::string_view::npos) {
+    return false;
+  }
+  auto r = detail::try_parse_json(json_text);
+  if (!r || !r->is_object()) return false;  // the renderer says why
+  request = std::move(*r);
+  const json& c = request.value("continue_final_message", json(options.continue_final_message));
+  const json& g = request.value("add_generation_prompt", json(options.add_generation_prompt));
+  const bool cont = c.is_boolean() && c.get<bool>();
+  if (cont && g.is_boolean() && g.get<bool>()) {
+    return make_error(error_code::template_type,
+                      "continue_final_message and add_generation_prompt are not compatible. Use "
+                      "continue_final_message when you want the model to continue the final "
+                      "message, and add_generation_prompt when you want to add a header that "
+                      "will prompt it to start a new assistant message instead.");
+  }
+  return cont;
 }
 
 }  // namespace
@@ -69,7 +158,7 @@ result<std::string> run(const tmpl::program& p, const tmpl::frame& globals,
     in.now = now_of(options.now);
     in.run();
   } catch (const tmpl::template_error& e) {
-    return from(e);
+    return from(e, p.source);
   } catch (const std::bad_alloc&) {
     return make_error(error_code::internal, "out of memory rendering the template");
   } catch (const std::exception& e) {  // a bug: say so rather than abort
@@ -214,11 +303,19 @@ result<json> template_variables(const json& request, const template_json_options
 
 result<std::string> render_template_json(const chat_template& t, std::string_view json_text,
                                          const template_json_options& options) {
-  const auto request = detail::try_parse_json(json_text);
-  if (!request) return make_error(error_code::invalid_json, "the request is not valid JSON");
-  auto vars = template_variables(*request, options);
+  json request;
+  const auto cont = wants_continue(json_text, options, request);
+  if (!cont) return cont.error();
+  if (request.is_null()) {
+    auto r = detail::try_parse_json(json_text);
+    if (!r) return make_error(error_code::invalid_json, "the request is not valid JSON");
+    request = std::move(*r);
+  }
+  auto vars = template_variables(request, options);
   if (!vars) return vars.error();
-  return t.render(*vars, options.render);
+  auto out = t.render(*vars, options.render);
+  if (!out || !*cont) return out;
+  return continue_final(std::move(*out), final_content(request));
 }
 
 namespace {
@@ -309,6 +406,16 @@ const chat_template& model_template::select(bool has_tools) const {
 
 result<std::string> model_template::render_json(std::string_view json_text,
                                                 const template_json_options& options) const {
+  json request;
+  const auto cont = wants_continue(json_text, options, request);
+  if (!cont) return cont.error();
+  auto out = render_request(json_text, options);
+  if (!out || !*cont) return out;
+  return continue_final(std::move(*out), final_content(request));
+}
+
+result<std::string> model_template::render_request(std::string_view json_text,
+                                                   const template_json_options& options) const {
   simdjson::dom::element doc;
   simdjson::dom::object req;
   simdjson::dom::array msgs;

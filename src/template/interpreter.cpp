@@ -62,7 +62,13 @@ void interpreter::step() {
 
 void interpreter::exec_body(const body& b) {
   for (const auto& n : b) {
-    n->exec(*this);
+    try {
+      n->exec(*this);
+    } catch (template_error& e) {
+      // The innermost statement names where the template failed (Jinja2 gives its line).
+      if (e.pos == static_cast<std::size_t>(-1)) e.pos = n->pos;
+      throw;
+    }
     if (control != flow::normal) return;
   }
 }
@@ -85,15 +91,21 @@ std::string interpreter::capture(const body& b) {
 void check_defined(const value& x) {
   if (!x.is_undefined()) return;
   const auto& u = std::get<undefined_t>(x.v);
+  if (!u.hint.empty()) fail(error_code::template_undefined, u.hint);
   fail(error_code::template_undefined,
        u.name.empty() ? "value is undefined" : "'" + u.name + "' is undefined");
 }
 
 namespace {
 
+// Jinja2's object_type_repr: "None" for None, "TYPE object" otherwise.
+std::string type_repr(const value& obj) {
+  return obj.is_none() ? std::string("None") : std::string(type_name(obj)) + " object";
+}
+
 value undefined_attr(const value& obj, std::string_view name) {
-  return value::undefined("'" + std::string(type_name(obj)) + " object' has no attribute '" +
-                          std::string(name) + "'");
+  return value::undefined_hint("'" + type_repr(obj) + "' has no attribute '" + std::string(name) +
+                               "'");
 }
 
 // Python's index for `i` in a sequence of `n` (negative from the end); false when out.
@@ -133,10 +145,9 @@ value get_item(const value& obj, const value& key) {
     return obj.obj()->attr(key.str());
   }
   if (key.is_string() && !obj.is_dict()) return get_attr(obj, key.str());
-  return value::undefined(
-      key.is_string()
-          ? "'" + std::string(type_name(obj)) + " object' has no attribute '" + key.str() + "'"
-          : std::string(type_name(obj)) + " object has no element " + to_str(key));
+  return value::undefined_hint(key.is_string()
+                                   ? "'" + type_repr(obj) + "' has no attribute '" + key.str() + "'"
+                                   : type_repr(obj) + " has no element " + to_str(key));
 }
 
 value call_value(interpreter& in, const value& fn, call_args& args) {

@@ -32,6 +32,9 @@ using str_ptr = std::shared_ptr<const std::string>;
 /// Jinja2's Undefined, remembering the name that was looked up (for error messages).
 struct undefined_t {
   std::string name;
+  /// Jinja2's `_undefined_hint`: the whole message when used (e.g. "'None' has no
+  /// attribute 'lstrip'"); empty: "'NAME' is undefined".
+  std::string hint;
 };
 struct none_t {};
 
@@ -61,7 +64,13 @@ struct value {
   value(object_ptr o) : v(std::move(o)) {}                                        // NOLINT
   static value undefined(std::string name = {}) {
     value x;
-    x.v = undefined_t{std::move(name)};
+    x.v = undefined_t{std::move(name), {}};
+    return x;
+  }
+  /// An undefined whose use raises `hint` as it is (Jinja2's undefined hint).
+  static value undefined_hint(std::string hint) {
+    value x;
+    x.v = undefined_t{{}, std::move(hint)};
     return x;
   }
 
@@ -96,6 +105,9 @@ struct dict {
 struct template_error {
   error_code code;
   std::string message;
+  /// Offset in the template source of the statement that failed (set as the error leaves
+  /// it; npos until then).
+  std::size_t pos = static_cast<std::size_t>(-1);
 };
 
 /// Raises a template error (caught at the template's entry point).

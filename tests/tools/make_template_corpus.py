@@ -14,6 +14,8 @@ quotes, backslashes, braces, long texts; numbers of every JSON shape in argument
 add_generation_prompt is true on about 60% of lines (those end with a user or tool message) and
 false otherwise (those end with an assistant message). About 5% of lines have no messages or only
 a system message; about 5% end with an assistant message that has tool calls and no content.
+A quarter of the lines that end with an assistant message and no generation prompt set
+"continue_final_message" (a prefill request).
 
 The output depends only on N and SEED.
 
@@ -543,9 +545,18 @@ def main(argv):
         return 2
     n, seed = int(argv[1]), int(argv[2])
     rng = random.Random(seed)
+    # Prefill requests: a quarter of the lines that end with an assistant message and ask no
+    # generation prompt continue it (transformers' continue_final_message). Their own stream
+    # of numbers, so the conversations are those of the seed without it.
+    prefill = random.Random(seed + 1000003)
     out = io.TextIOWrapper(sys.stdout.buffer, encoding="utf-8", newline="\n")
     for _ in range(n):
-        out.write(json.dumps(conversation(rng), ensure_ascii=False) + "\n")
+        conv = conversation(rng)
+        msgs = conv["messages"]
+        if (prefill.random() < 0.25 and msgs and msgs[-1].get("role") == "assistant"
+                and not conv["add_generation_prompt"]):
+            conv["continue_final_message"] = True
+        out.write(json.dumps(conv, ensure_ascii=False) + "\n")
     out.flush()
     return 0
 

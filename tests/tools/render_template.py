@@ -16,8 +16,10 @@ Hugging Face transformers' apply_chat_template does:
 Variables passed to the template: messages, tools (None when the line has none), documents (None
 when the line has none, as transformers passes it), add_generation_prompt (default False), then the
 --template-kwargs object, then the line's own `chat_template_kwargs` object (the line wins).
-`continue_final_message` is not a template variable and is ignored. Tool-call arguments given as
-JSON strings are parsed into objects first.
+`continue_final_message` (the line's own key) is not a template variable: as transformers does it,
+the rendered text is cut after the last occurrence of the final message's content (its last text
+part when the content is a list), with ValueError when add_generation_prompt is also set or the
+content is not found. Tool-call arguments given as JSON strings are parsed into objects first.
 
 Writes one JSON object per input line: {"text": RENDERED}, or
 {"error": {"code": CODE, "message": MESSAGE}} with CODE one of
@@ -131,7 +133,32 @@ def render_line(template, line, template_kwargs):
     }
     variables.update(template_kwargs)
     variables.update(conv.get("chat_template_kwargs") or {})
-    return template.render(**variables)
+    continue_final = conv.get("continue_final_message", False)
+    if continue_final and variables["add_generation_prompt"]:
+        raise ValueError("continue_final_message and add_generation_prompt are not compatible.")
+    rendered = template.render(**variables)
+    if continue_final:
+        rendered = continue_final_message(rendered, messages[-1]["content"])
+    return rendered
+
+
+def continue_final_message(rendered, final_message):
+    """transformers' continue_final_message cut (render_jinja_template)."""
+    if isinstance(final_message, (list, tuple)):
+        for block in reversed(final_message):
+            if "text" in block:
+                final_message = block["text"]
+                break
+        else:
+            raise ValueError("continue_final_message is set but we could not find any text to "
+                             "continue in the final message!")
+    if final_message.strip() not in rendered:
+        raise ValueError("continue_final_message is set but the final message does not appear in "
+                         "the chat after applying the chat template!")
+    loc = rendered.rindex(final_message.strip())
+    if rendered[loc:loc + len(final_message.lstrip())] == final_message:
+        return rendered[:loc + len(final_message.lstrip())]
+    return rendered[:loc + len(final_message.strip())]
 
 
 def main(argv=None):
