@@ -5,6 +5,8 @@
 // chat template.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <filesystem>
 #include <fstream>
 
@@ -132,7 +134,8 @@ TEST(ModelFormat, RealQwen3Template) {
   const json config = {{"eos_token", "<|im_end|>"},
                        {"chat_template", ocml::test::read_file(tmpl)},
                        {"response_template", response}};
-  const fs::path dir = fs::temp_directory_path() / "ocml_qwen3_format";
+  const fs::path dir =
+      fs::temp_directory_path() / ("ocml_qwen3_format_" + std::to_string(::getpid()));
   fs::create_directories(dir);
   std::ofstream(dir / "tokenizer_config.json") << config.dump();
   auto f = ocml::model_format::load(dir.string());

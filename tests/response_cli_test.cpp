@@ -2,6 +2,8 @@
 // `ocml parse|stream --response-template` and the OpenAI projection of response events.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -30,7 +32,9 @@ const std::string kGen =
     "\"wave\", \"arguments\": {\"times\": \"2\"}}</tool_call><|im_end|>";
 
 fs::path write(const std::string& name, const std::string& text) {
-  const fs::path p = fs::temp_directory_path() / ("ocml_resp_" + name);
+  // Per process: ctest runs the tests of this file side by side, each writing its own.
+  const fs::path p =
+      fs::temp_directory_path() / ("ocml_resp_" + std::to_string(::getpid()) + "_" + name);
   std::ofstream(p, std::ios::binary) << text;
   return p;
 }
