@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: Apache-2.0
 # Installs dependencies, builds, checks formatting and runs every test:
 #   1. the Release suite with g++ (unit, property, conformance, golden, consumer, fuzz-corpus
-#      replays), 2. clang-tidy, 3. the corpus replay under valgrind,
-#   4. one clang build under AddressSanitizer + UndefinedBehaviorSanitizer that runs the
+#      replays, the corpus replay under valgrind), 2. clang-tidy,
+#   3. one clang build under AddressSanitizer + UndefinedBehaviorSanitizer that runs the
 #      whole suite again and then every libFuzzer target for a fixed number of executions
 #      from a fixed seed (reproducible). One sanitizer build serves both (docs/decisions.md).
 set -euo pipefail
@@ -29,8 +29,6 @@ stage "release tests"
 
 bash scripts/tidy.sh
 stage "clang-tidy"
-bash scripts/valgrind.sh
-stage "valgrind"
 
 # The sanitizer build (clang): tests and fuzzers from one tree.
 OCML_FUZZ_WITH_TESTS=ON bash scripts/fuzz.sh --configure-only

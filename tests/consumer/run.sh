@@ -41,8 +41,10 @@ if [[ $mode == package ]]; then
   cmake --install "$build" --prefix "$work/prefix" >/dev/null
   cmake -S "$src/tests/consumer" -B "$work/b" -DCMAKE_PREFIX_PATH="$work/prefix" >/dev/null
 else
+  # (unoptimized and without debug information: this checks the CMake integration, and
+  # builds the whole library a further time, so it builds it the cheapest way)
   cmake -S "$src/tests/consumer" -B "$work/b" -DOCML_CONSUMER_MODE=subdirectory \
-    -DCMAKE_BUILD_TYPE=Debug \
+    -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG=-O0 \
     -DOCML_SOURCE_DIR="$src" >/dev/null
 fi
 cmake --build "$work/b" -j2 >/dev/null
