@@ -56,6 +56,8 @@ struct slice_expr final : expr {
 struct arg_list {
   std::vector<expr_ptr> positional;
   std::vector<std::pair<std::string, expr_ptr>> keyword;
+  expr_ptr star;       ///< `*args`: more positional arguments (any iterable)
+  expr_ptr star_star;  ///< `**kwargs`: more keyword arguments (a dict)
 };
 struct call_expr final : expr {
   expr_ptr fn;

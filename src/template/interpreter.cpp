@@ -367,7 +367,25 @@ namespace {
 void eval_args(interpreter& in, const arg_list& a, call_args& out) {
   out.positional.reserve(a.positional.size());
   for (const auto& e : a.positional) out.positional.push_back(e->eval(in));
+  if (a.star) {
+    const value more = a.star->eval(in);
+    if (!(more.is_undefined() || more.is_list() || more.is_string() || more.is_dict())) {
+      type_error("Value after * must be an iterable, not " + std::string(type_name(more)));
+    }
+    for (auto& x : iterate(more)) out.positional.push_back(std::move(x));
+  }
   for (const auto& [k, e] : a.keyword) out.keyword.emplace_back(k, e->eval(in));
+  if (a.star_star) {
+    const value kw = a.star_star->eval(in);
+    if (kw.is_undefined()) return;
+    if (!kw.is_dict()) {
+      type_error("argument after ** must be a mapping, not " + std::string(type_name(kw)));
+    }
+    for (const auto& [k, v] : kw.map().entries) {
+      if (!k.is_string()) type_error("keywords must be strings");
+      out.keyword.emplace_back(k.str(), v);
+    }
+  }
 }
 
 }  // namespace

@@ -544,15 +544,26 @@ class parser {
   arg_list call_args() {
     arg_list a;
     expect_op("(");
+    // Jinja2's order: positional, `*args`, keyword, `**kwargs` (keywords may also follow
+    // `*args`); anything else is its "invalid syntax for function call expression".
+    const auto invalid = [this](bool bad) {
+      if (bad) error(cur().pos, "invalid syntax for function call expression");
+    };
     while (!skip_op(")")) {
-      if (!a.positional.empty() || !a.keyword.empty()) expect_op(",");
+      if (!a.positional.empty() || !a.keyword.empty() || a.star || a.star_star) expect_op(",");
       if (skip_op(")")) break;
-      if (cur().kind == tok::name && peek().kind == tok::op && peek().text == "=") {
+      if (cur().kind == tok::op && (cur().text == "*" || cur().text == "**")) {
+        const bool two = cur().text == "**";
+        invalid(two ? a.star_star != nullptr : (a.star || a.star_star));
+        ++i_;
+        (two ? a.star_star : a.star) = expression();
+      } else if (cur().kind == tok::name && peek().kind == tok::op && peek().text == "=") {
+        invalid(a.star_star != nullptr);
         std::string k = cur().text;
         i_ += 2;
         a.keyword.emplace_back(std::move(k), expression());
       } else {
-        if (!a.keyword.empty()) error(cur().pos, "positional argument after keyword argument");
+        invalid(a.star || a.star_star || !a.keyword.empty());
         a.positional.push_back(expression());
       }
     }

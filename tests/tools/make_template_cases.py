@@ -32,6 +32,13 @@ CASES = [
     ("{{ '%s-%d' % ('a', 3) }} {{ '{} and {}'.format('x', 2) }}", {}),
     ("{{ d['items'] }}{{ d.get('missing', 'dflt') }}{{ d.get('items') }}", {"d": {"items": 3}}),
     ("{{ none.x }}|{{ [1][5] }}|{{ {'a': 1}.b }}|{{ y }}", {}),
+    # *args and **kwargs in calls (Jamba's template uses them)
+    ("{% macro f(a, b, c=3) %}{{a}}{{b}}{{c}}{% endmacro %}{{ f(*[1, 2]) }}|{{ f(1, *[2], c=9) }}|{{ f(**{'a': 7, 'b': 8}) }}|{{ f(*xs, **kw) }}", {"xs": [4, 5], "kw": {"c": 6}}),
+    ("{{ '{}-{}'.format(*['x', 'y']) }} {{ range(*[1, 4])|list }} {{ dict(**{'a': 1})|tojson }}", {}),
+    ("{% macro f(a) %}{{a}}{% endmacro %}{{ f(*3) }}", {}),
+    ("{% macro f(a) %}{{a}}{% endmacro %}{{ f(**3) }}", {}),
+    ("{{ dict(**{'a': 1}, b=2) }}", {}),
+    ("{{ f(a=1, 2) }}", {}),
     # statements
     ("{% for i in range(3) %}{% if i == 0 %}{% set x = 'a' %}{% endif %}[{{ x }}]{% endfor %}", {}),
     ("{% set x = 1 %}{% for i in range(2) %}{{ x }}{% set x = x + 1 %}{{ x }}{% endfor %}{{ x }}", {}),
