@@ -82,6 +82,16 @@ TEST(Template, RuntimeErrorsSayWhereAndWhat) {
   EXPECT_EQ(rd.error().message, "template 1:1 `{{ x.y.z }}`: 'dict object' has no attribute 'y'");
 }
 
+TEST(Template, SpreadArgumentsAreBounded) {
+  auto t = ocml::chat_template::compile(
+      "{% macro f() %}{{ varargs|length }}{% endmacro %}{{ f(*range(n)) }}");
+  ASSERT_TRUE(t.ok());
+  EXPECT_EQ(*t->render({{"n", 65536}}), "65536");
+  auto r = t->render({{"n", 5000000}});
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().code, ocml::error_code::limit_exceeded);
+}
+
 TEST(Template, RaiseExceptionKeepsTheTemplatesMessage) {
   auto t = ocml::chat_template::compile(
       "{% if messages|length > 1 %}{{ raise_exception('Only one message, got ' ~ messages|length) "

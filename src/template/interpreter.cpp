@@ -368,9 +368,16 @@ void eval_args(interpreter& in, const arg_list& a, call_args& out) {
   out.positional.reserve(a.positional.size());
   for (const auto& e : a.positional) out.positional.push_back(e->eval(in));
   if (a.star) {
+    // Arguments spread from a value: bounded before they are copied (a call with millions
+    // of arguments is a hostile template, not a chat template).
+    constexpr std::size_t kMaxSpread = std::size_t{1} << 16;
     const value more = a.star->eval(in);
     if (!(more.is_undefined() || more.is_list() || more.is_string() || more.is_dict())) {
       type_error("Value after * must be an iterable, not " + std::string(type_name(more)));
+    }
+    if (length(more) > kMaxSpread) {
+      fail(error_code::limit_exceeded,
+           "more than " + std::to_string(kMaxSpread) + " arguments after * in one call");
     }
     for (auto& x : iterate(more)) out.positional.push_back(std::move(x));
   }
