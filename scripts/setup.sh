@@ -5,7 +5,7 @@
 set -euo pipefail
 pkgs=(build-essential cmake g++ pkg-config
       nlohmann-json3-dev libyaml-cpp-dev libcli11-dev libsimdjson-dev
-      libcpp-httplib-dev libvalijson-dev libicu-dev libmimalloc-dev libpcre2-dev)
+      libcpp-httplib-dev libvalijson-dev libicu-dev libmimalloc-dev libpcre2-dev libgmp-dev)
 if [[ ${1:-} == --dev ]]; then
   pkgs+=(libgtest-dev libgmock-dev libbenchmark-dev clang-format python3-jinja2
          clang-14 clang-tidy libclang-rt-14-dev valgrind)

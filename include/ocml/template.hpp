@@ -40,6 +40,8 @@ struct template_render_options {
   template_limits limits;
 };
 
+struct template_json_options;
+
 class chat_template {
  public:
   /// Compiles template text. Errors: E-TEMPLATE-SYNTAX with line:column.
@@ -57,6 +59,9 @@ class chat_template {
 
  private:
   friend class model_template;
+  friend result<std::string> render_template_json(const chat_template& t,
+                                                  std::string_view json_text,
+                                                  const template_json_options& options);
   std::shared_ptr<const tmpl::program> prog_;
 };
 
@@ -108,8 +113,6 @@ class model_template {
                                                 const template_json_options& options) const;
 
  private:
-  [[nodiscard]] result<std::string> render_request(std::string_view json_text,
-                                                   const template_json_options& options) const;
   std::vector<std::pair<std::string, chat_template>> named_;
   json special_ = json::object();
 };

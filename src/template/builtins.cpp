@@ -11,6 +11,7 @@
 #include <ctime>
 
 #include "core/utf8.hpp"
+#include "template/bigint.hpp"
 #include "template/interpreter.hpp"
 
 namespace ocml::tmpl {
@@ -18,6 +19,25 @@ namespace ocml::tmpl {
 namespace {
 
 // ---- helpers ------------------------------------------------------------------------------
+
+// The items of a value pulled one at a time: a generator's as it makes them, anything
+// else's from a snapshot taken at the first pull (where Jinja2's generator body would
+// iterate it, and raise when it cannot).
+struct source {
+  value v;
+  list items;
+  std::size_t i = 0;
+  bool started = false;
+  std::optional<value> next() {
+    if (generator_object* g = as_generator(v)) return g->next();
+    if (!started) {
+      items = iterate(v);
+      started = true;
+    }
+    if (i >= items.size()) return std::nullopt;
+    return items[i++];
+  }
+};
 
 value fn(std::string name, std::function<value(interpreter&, call_args&)> f) {
   return value(object_ptr(std::make_shared<function_object>(std::move(name), std::move(f))));
@@ -532,11 +552,16 @@ value f_length(interpreter&, const value& v, call&) {
 }
 
 value f_first(interpreter&, const value& v, call&) {
+  if (generator_object* g = as_generator(v)) {  // one item taken, the rest left
+    auto x = g->next();
+    return x ? *x : value::undefined_hint("No first item, sequence was empty.");
+  }
   const list l = iterate(v);
   return l.empty() ? value::undefined_hint("No first item, sequence was empty.") : l.front();
 }
 
 value f_last(interpreter&, const value& v, call&) {
+  if (as_generator(v) != nullptr) type_error("'generator' object is not reversible");
   const list l = iterate(v);
   return l.empty() ? value::undefined_hint("No last item, sequence was empty.") : l.back();
 }
@@ -607,11 +632,16 @@ value f_list(interpreter&, const value& v, call&) {
   return value(iterate(v));
 }
 value f_items(interpreter&, const value& v, call&) {
-  if (v.is_undefined()) return value(list{});
-  if (!v.is_dict()) type_error("Can only get item pairs from a mapping.");
-  list out;
-  for (const auto& [k, x] : v.map().entries) out.push_back(make_tuple(list{k, x}));
-  return value(std::move(out));
+  // Jinja2's do_items, a generator: nothing for undefined, TypeError (when consumed) for
+  // what is not a mapping.
+  return make_generator("do_items", [v, i = std::size_t{0}]() mutable -> std::optional<value> {
+    if (v.is_undefined()) return std::nullopt;
+    if (!v.is_dict()) type_error("Can only get item pairs from a mapping.");
+    const auto& es = v.map().entries;
+    if (i >= es.size()) return std::nullopt;
+    const auto& [k, x] = es[i++];
+    return make_tuple(list{k, x});
+  });
 }
 value f_reverse(interpreter&, const value& v, call&) {
   if (v.is_string()) {
@@ -648,13 +678,17 @@ value f_tojson(interpreter&, const value& v, call& a) {
 value f_int(interpreter&, const value& v, call& a) {
   value def = opt(a, 0, "default", value(0));
   if (v.is_int() || v.is_bool()) return value(v.as_int());
-  if (v.is_float()) return value(float_to_int(v.as_double()));
+  if (is_bigint(v)) return v;
+  if (v.is_float()) return int_from_float(v.as_double());
   if (v.is_string()) {
     const std::string s = py_strip(v.str(), nullptr, true, true);
+    // Python's int(str): an optional sign and decimal digits, any number of them.
+    const std::size_t sign = !s.empty() && (s[0] == '-' || s[0] == '+') ? 1 : 0;
+    if (s.size() > sign && s.find_first_not_of("0123456789", sign) == std::string::npos) {
+      return int_from_text(std::string_view(s).substr(s[0] == '+' ? 1 : 0));
+    }
     try {
       std::size_t used = 0;
-      const long long x = std::stoll(s, &used, 10);
-      if (used == s.size()) return value(static_cast<std::int64_t>(x));
       const double d = std::stod(s, &used);
       if (used == s.size()) return value(float_to_int(d));
     } catch (...) {  // NOLINT(bugprone-empty-catch): not a number: the default
@@ -665,6 +699,7 @@ value f_int(interpreter&, const value& v, call& a) {
 value f_float(interpreter&, const value& v, call& a) {
   value def = opt(a, 0, "default", value(0.0));
   if (v.is_number()) return value(v.as_double());
+  if (is_bigint(v)) return value(int_to_double(v));
   if (v.is_string()) {
     try {
       std::size_t used = 0;
@@ -678,10 +713,7 @@ value f_float(interpreter&, const value& v, call& a) {
 }
 value f_abs(interpreter&, const value& v, call&) {
   if (v.is_float()) return value(std::fabs(v.as_double()));
-  if (v.is_int() || v.is_bool()) {
-    const std::int64_t i = v.as_int();
-    return i == INT64_MIN ? value(-static_cast<double>(i)) : value(i < 0 ? -i : i);
-  }
+  if (v.is_int() || v.is_bool() || is_bigint(v)) return int_abs(v);
   type_error("bad operand type for abs(): '" + std::string(type_name(v)) + "'");
 }
 value f_round(interpreter&, const value& v, call& a) {
@@ -742,18 +774,19 @@ value f_format(interpreter&, const value& v, call& a) {
 }
 value f_unique(interpreter&, const value& v, call& a) {
   const bool cs = truthy(opt(a, 0, "case_sensitive", value(false)));
-  const value* attr = a.arg(1, "attribute");
-  list out;
-  list keys;
-  for (const auto& item : iterate(v)) {
-    const value k =
-        sort_key(attr != nullptr && !attr->is_none() ? attribute_path(item, *attr) : item, cs);
-    if (std::none_of(keys.begin(), keys.end(), [&](const value& x) { return equal(x, k); })) {
-      keys.push_back(k);
-      out.push_back(item);
-    }
-  }
-  return value(std::move(out));
+  const value* at = a.arg(1, "attribute");
+  const value attr = at != nullptr ? *at : value(none_t{});
+  return make_generator(
+      "do_unique", [src = source{v}, cs, attr, keys = list()]() mutable -> std::optional<value> {
+        while (auto item = src.next()) {
+          const value k = sort_key(!attr.is_none() ? attribute_path(*item, attr) : *item, cs);
+          if (std::none_of(keys.begin(), keys.end(), [&](const value& x) { return equal(x, k); })) {
+            keys.push_back(k);
+            return item;
+          }
+        }
+        return std::nullopt;
+      });
 }
 value f_sort(interpreter&, const value& v, call& a) {
   const bool rev = truthy(opt(a, 0, "reverse", value(false)));
@@ -817,24 +850,31 @@ value f_min(interpreter&, const value& v, call& a) {
   return minmax(v, a, false);
 }
 value f_batch(interpreter&, const value& v, call& a) {
-  const auto n = need(a, 0, "linecount", "batch").as_int();
-  if (n <= 0) fail(error_code::template_type, "batch size must be positive");
-  const value* fill = a.arg(1, "fill_with");
-  list out;
-  list cur;
-  for (const auto& item : iterate(v)) {
-    cur.push_back(item);
-    if (static_cast<std::int64_t>(cur.size()) == n) {
-      out.push_back(value(std::move(cur)));
-      cur.clear();
-    }
-  }
-  if (!cur.empty()) {
-    while (fill != nullptr && !fill->is_none() && static_cast<std::int64_t>(cur.size()) < n)
-      cur.push_back(*fill);
-    out.push_back(value(std::move(cur)));
-  }
-  return value(std::move(out));
+  // Jinja2's do_batch, a generator: lists of `linecount` items, the last one filled.
+  const std::int64_t n = need(a, 0, "linecount", "batch").as_int();
+  const value* f = a.arg(1, "fill_with");
+  const value fill = f != nullptr ? *f : value(none_t{});
+  return make_generator(
+      "do_batch",
+      [src = source{v}, n, fill, cur = list(), done = false]() mutable -> std::optional<value> {
+        if (done) return std::nullopt;
+        while (auto item = src.next()) {
+          std::optional<value> out;
+          if (static_cast<std::int64_t>(cur.size()) == n) out = value(std::exchange(cur, list()));
+          cur.push_back(std::move(*item));
+          if (out) return out;
+        }
+        done = true;
+        if (cur.empty()) return std::nullopt;
+        if (!fill.is_none() && static_cast<std::int64_t>(cur.size()) < n) {
+          const auto missing = static_cast<std::size_t>(n) - cur.size();
+          if (missing > (std::size_t{1} << 20)) {
+            fail(error_code::limit_exceeded, "batch: more than 1048576 fill items");
+          }
+          cur.insert(cur.end(), missing, fill);
+        }
+        return value(std::move(cur));
+      });
 }
 value f_attr(interpreter&, const value& v, call& a) {
   return get_attr(v, to_str(need(a, 0, "name", "attr")));
@@ -893,40 +933,68 @@ call shifted(const call& a, std::size_t n) {
   out.keyword = a.keyword;
   return out;
 }
+// Jinja2's sync_do_map: a generator; nothing over a false value; its function is made at
+// the first pull, as the generator's body makes it.
 value f_map(interpreter& in, const value& v, call& a) {
-  list out;
-  if (!truthy(v)) return value(std::move(out));  // Jinja2 maps nothing over a false value
-  if (const value* attr = a.kw("attribute")) {
-    const value* def = a.kw("default");
-    for (const auto& item : iterate(v)) {
-      value x = attribute_path(item, *attr);
-      if (x.is_undefined() && def != nullptr) x = *def;
-      out.push_back(std::move(x));
-    }
-    return value(std::move(out));
-  }
-  if (a.positional.empty()) return value(iterate(v));
-  const std::string name = to_str(a.positional[0]);
-  const call rest = shifted(a, 1);
-  for (const auto& item : iterate(v)) out.push_back(apply_filter_by_name(in, name, item, rest));
-  return value(std::move(out));
+  std::function<value(const value&)> func;
+  return make_generator(
+      "sync_do_map",
+      [&in, src = source{v}, a, func, started = false]() mutable -> std::optional<value> {
+        if (!started) {
+          started = true;
+          if (!truthy(src.v)) return std::nullopt;
+          if (a.positional.empty() && a.kw("attribute") != nullptr) {
+            const value attr = *a.kw("attribute");
+            const value def = a.kw("default") != nullptr ? *a.kw("default") : value(none_t{});
+            for (const auto& [k, x] : a.keyword) {
+              if (k != "attribute" && k != "default") {
+                type_error("Unexpected keyword argument '" + k + "'");
+              }
+            }
+            func = [attr, def](const value& item) {
+              value x = attribute_path(item, attr);
+              return x.is_undefined() && !def.is_none() ? def : x;
+            };
+          } else {
+            if (a.positional.empty()) type_error("map requires a filter argument");
+            const std::string name = to_str(a.positional[0]);
+            const call rest = shifted(a, 1);
+            func = [&in, name, rest](const value& item) {
+              return apply_filter_by_name(in, name, item, rest);
+            };
+          }
+        }
+        if (!func) return std::nullopt;
+        auto item = src.next();
+        if (!item) return std::nullopt;
+        return func(*item);
+      });
 }
+// Jinja2's select_or_reject: a generator, as map.
 value select_impl(interpreter& in, const value& v, const call& a, bool keep, bool by_attr) {
-  list out;
-  if (!truthy(v)) return value(std::move(out));  // as Jinja2: nothing from a false value
-  std::size_t k = 0;
-  value attr;
-  if (by_attr) attr = need(a, k++, "attribute", "selectattr");
-  const bool has_test = a.positional.size() > k;
-  const std::string test = has_test ? to_str(a.positional[k]) : std::string();
-  call rest = shifted(a, k + 1);
-  rest.keyword.clear();
-  for (const auto& item : iterate(v)) {
-    const value x = by_attr ? attribute_path(item, attr) : item;
-    const bool ok = has_test ? apply_test_by_name(in, test, x, rest) : truthy(x);
-    if (ok == keep) out.push_back(item);
-  }
-  return value(std::move(out));
+  return make_generator(
+      "select_or_reject",
+      [&in, src = source{v}, a, keep, by_attr, started = false, ok = false, attr = value(),
+       has_test = false, test = std::string(), rest = call()]() mutable -> std::optional<value> {
+        if (!started) {
+          started = true;
+          ok = truthy(src.v);
+          if (!ok) return std::nullopt;
+          std::size_t k = 0;
+          if (by_attr) attr = need(a, k++, "attribute", "selectattr");
+          has_test = a.positional.size() > k;
+          test = has_test ? to_str(a.positional[k]) : std::string();
+          rest = shifted(a, k + 1);
+          rest.keyword.clear();
+        }
+        if (!ok) return std::nullopt;
+        while (auto item = src.next()) {
+          const value x = by_attr ? attribute_path(*item, attr) : *item;
+          const bool pass = has_test ? apply_test_by_name(in, test, x, rest) : truthy(x);
+          if (pass == keep) return item;
+        }
+        return std::nullopt;
+      });
 }
 value f_select(interpreter& in, const value& v, call& a) {
   return select_impl(in, v, a, true, false);
@@ -1013,10 +1081,10 @@ bool t_string(interpreter&, const value& v, call&) {
   return v.is_string();
 }
 bool t_number(interpreter&, const value& v, call&) {
-  return v.is_number();
+  return v.is_number() || is_bigint(v);
 }
 bool t_integer(interpreter&, const value& v, call&) {
-  return v.is_int();
+  return v.is_int() || is_bigint(v);
 }
 bool t_float(interpreter&, const value& v, call&) {
   return v.is_float();
@@ -1025,7 +1093,8 @@ bool t_mapping(interpreter&, const value& v, call&) {
   return v.is_dict();
 }
 bool t_iterable(interpreter&, const value& v, call&) {
-  return v.is_string() || v.is_list() || v.is_dict() || v.is_undefined();
+  return v.is_string() || v.is_list() || v.is_dict() || v.is_undefined() ||
+         as_generator(v) != nullptr;
 }
 bool t_sequence(interpreter&, const value& v, call&) {
   return v.is_string() || v.is_list() || v.is_dict() || v.is_undefined();

@@ -9,8 +9,10 @@
 #include "interchange/json_util.hpp"
 #include "interchange/simd_json.hpp"
 #include "ocml/template.hpp"
+#include "template/bigint.hpp"
 #include "template/interpreter.hpp"
 #include "template/lexer.hpp"
+#include "template/python_json.hpp"
 
 namespace ocml {
 
@@ -65,13 +67,15 @@ std::tm now_of(const std::string& iso) {
 
 // transformers' continue_final_message, on the rendered text and the final message's
 // content (a string, or a list of parts whose last `text` one is continued).
-result<std::string> continue_final(std::string rendered, const json& final_content) {
-  const json* text = &final_content;
-  if (final_content.is_array()) {
+result<std::string> continue_final(std::string rendered, const tmpl::value& final_content) {
+  const tmpl::value* text = &final_content;
+  if (final_content.is_list()) {
     text = nullptr;
-    for (auto it = final_content.rbegin(); it != final_content.rend(); ++it) {
-      if (it->is_object() && it->contains("text")) {
-        text = &(*it)["text"];
+    const auto& parts = final_content.items();
+    for (auto it = parts.rbegin(); it != parts.rend(); ++it) {
+      if (!it->is_dict()) continue;
+      if (const tmpl::value* t = it->map().find("text")) {
+        text = t;
         break;
       }
     }
@@ -85,7 +89,7 @@ result<std::string> continue_final(std::string rendered, const json& final_conte
     return make_error(error_code::template_type,
                       "continue_final_message: the final message's content is not a string");
   }
-  const std::string& message = text->get_ref<const std::string&>();
+  const std::string& message = text->str();
   const std::string_view stripped = detail::py_strip_ws(message);
   const std::size_t at = rendered.rfind(stripped);
   if (at == std::string::npos) {
@@ -98,38 +102,6 @@ result<std::string> continue_final(std::string rendered, const json& final_conte
   const bool kept = rendered.compare(at, lstripped.size(), message) == 0;
   rendered.resize(at + (kept ? lstripped.size() : stripped.size()));
   return rendered;
-}
-
-// The final message's content of a request, or null.
-json final_content(const json& request) {
-  const auto m = request.find("messages");
-  if (m == request.end() || !m->is_array() || m->empty() || !m->back().is_object()) return nullptr;
-  return m->back().value("content", json());
-}
-
-// Whether a request asks to continue its final message (its own key wins over the
-// options'), checked against add_generation_prompt as transformers checks it. Only a request
-// that spells the key, or options that set it, are parsed again.
-result<bool> wants_continue(std::string_view json_text, const template_json_options& options,
-                            json& request) {
-  if (!options.continue_final_message &&
-      json_text.find("continue_final_message") == std::string_view::npos) {
-    return false;
-  }
-  auto r = detail::try_parse_json(json_text);
-  if (!r || !r->is_object()) return false;  // the renderer says why
-  request = std::move(*r);
-  const json& c = request.value("continue_final_message", json(options.continue_final_message));
-  const json& g = request.value("add_generation_prompt", json(options.add_generation_prompt));
-  const bool cont = c.is_boolean() && c.get<bool>();
-  if (cont && g.is_boolean() && g.get<bool>()) {
-    return make_error(error_code::template_type,
-                      "continue_final_message and add_generation_prompt are not compatible. Use "
-                      "continue_final_message when you want the model to continue the final "
-                      "message, and add_generation_prompt when you want to add a header that "
-                      "will prompt it to start a new assistant message instead.");
-  }
-  return cont;
 }
 
 }  // namespace
@@ -167,32 +139,15 @@ result<std::string> run(const tmpl::program& p, const tmpl::frame& globals,
   return out;
 }
 
-// ---- a request straight from simdjson to template values (no nlohmann in between) ----------
+// ---- a request as template values, read as Python's json.loads reads it -----------------
 
 tmpl::value from_element(simdjson::dom::element e);
 
-tmpl::value from_object(simdjson::dom::object o, bool call) {
+tmpl::value from_object(simdjson::dom::object o) {
   auto d = std::make_shared<tmpl::dict>();
   d->entries.reserve(o.size());
   for (const auto field : o) {
-    tmpl::value v;
-    if (call && field.key == "function" && field.value.is_object()) {
-      v = from_object(field.value.get_object().value_unsafe(), true);
-    } else if (call && field.key == "arguments" && field.value.is_string()) {
-      // Arguments written as a JSON string are given to the template parsed (a parser of
-      // their own: the request's document stays alive).
-      thread_local simdjson::dom::parser args_parser;
-      const std::string_view text = field.value.get_string().value_unsafe();
-      simdjson::dom::element parsed;
-      if (args_parser.parse(text.data(), text.size()).get(parsed) == simdjson::SUCCESS) {
-        v = from_element(parsed);
-      } else {
-        v = tmpl::value(text);
-      }
-    } else {
-      v = from_element(field.value);
-    }
-    d->set(tmpl::value(field.key), std::move(v));  // a repeated key: the last value wins
+    d->set(tmpl::value(field.key), from_element(field.value));  // a repeated key: the last wins
   }
   return tmpl::value(tmpl::dict_ptr(std::move(d)));
 }
@@ -207,11 +162,11 @@ tmpl::value from_element(simdjson::dom::element e) {
       return tmpl::value(std::move(l));
     }
     case simdjson::dom::element_type::OBJECT:
-      return from_object(e.get_object().value_unsafe(), false);
+      return from_object(e.get_object().value_unsafe());
     case simdjson::dom::element_type::INT64:
       return tmpl::value(static_cast<std::int64_t>(e.get_int64().value_unsafe()));
     case simdjson::dom::element_type::UINT64:
-      return tmpl::value(static_cast<double>(e.get_uint64().value_unsafe()));
+      return tmpl::int_from_text(std::to_string(e.get_uint64().value_unsafe()));
     case simdjson::dom::element_type::DOUBLE:
       return tmpl::value(e.get_double().value_unsafe());
     case simdjson::dom::element_type::STRING:
@@ -223,34 +178,125 @@ tmpl::value from_element(simdjson::dom::element e) {
   }
 }
 
+// JSON text as json.loads reads it: simdjson when it takes the text, else the Python reader
+// (NaN, Infinity, integers beyond 64 bits). nullopt: not JSON to Python either.
+std::optional<tmpl::value> loads(std::string_view text, simdjson::dom::parser& parser) {
+  simdjson::dom::element doc;
+  if (detail::json_too_deep(text, default_max_json_depth) == std::string_view::npos &&
+      parser.parse(text.data(), text.size()).get(doc) == simdjson::SUCCESS) {
+    return from_element(doc);
+  }
+  return tmpl::python_json_loads(text, default_max_json_depth);
+}
+
+// A tool call with its function's arguments (or, without a function, its own) parsed when
+// they are JSON text, as transformers' callers do it (`tc.get("function", tc)`).
+tmpl::value with_parsed_arguments(const tmpl::value& call) {
+  if (!call.is_dict()) return call;
+  const tmpl::value* fn = call.map().find("function");
+  if (fn != nullptr) {
+    if (!fn->is_dict()) return call;
+    auto d = std::make_shared<tmpl::dict>(call.map());
+    d->set(tmpl::value("function"), with_parsed_arguments(*fn));
+    return tmpl::value(tmpl::dict_ptr(std::move(d)));
+  }
+  const tmpl::value* args = call.map().find("arguments");
+  if (args == nullptr || !args->is_string()) return call;
+  // A parser of their own: the request's document stays alive.
+  thread_local simdjson::dom::parser args_parser;
+  std::optional<tmpl::value> parsed;
+  try {
+    parsed = loads(args->str(), args_parser);
+  } catch (const tmpl::template_error&) {  // json.loads's ValueError (4300 digits): kept too
+  }
+  if (!parsed) return call;  // not JSON: the string it is
+  auto d = std::make_shared<tmpl::dict>(call.map());
+  d->set(tmpl::value("arguments"), std::move(*parsed));
+  return tmpl::value(tmpl::dict_ptr(std::move(d)));
+}
+
 // The messages, with each tool call's arguments parsed.
-tmpl::value messages_of(simdjson::dom::array a) {
+tmpl::value messages_of(const tmpl::value& messages) {
   tmpl::list out;
-  for (const auto m : a) {
-    if (!m.is_object()) {
-      out.push_back(from_element(m));
+  out.reserve(messages.items().size());
+  for (const auto& m : messages.items()) {
+    const tmpl::value* calls = m.is_dict() ? m.map().find("tool_calls") : nullptr;
+    if (calls == nullptr || !calls->is_list()) {
+      out.push_back(m);
       continue;
     }
-    auto d = std::make_shared<tmpl::dict>();
-    const simdjson::dom::object fields = m.get_object().value_unsafe();
-    for (const auto field : fields) {
-      tmpl::value v;
-      if (field.key == "tool_calls" && field.value.is_array()) {
-        tmpl::list calls;
-        const simdjson::dom::array array = field.value.get_array().value_unsafe();
-        for (const auto c : array) {
-          calls.push_back(c.is_object() ? from_object(c.get_object().value_unsafe(), true)
-                                        : from_element(c));
-        }
-        v = tmpl::value(std::move(calls));
-      } else {
-        v = from_element(field.value);
-      }
-      d->set(tmpl::value(field.key), std::move(v));
-    }
+    tmpl::list parsed;
+    for (const auto& c : calls->items()) parsed.push_back(with_parsed_arguments(c));
+    auto d = std::make_shared<tmpl::dict>(m.map());
+    d->set(tmpl::value("tool_calls"), tmpl::value(std::move(parsed)));
     out.push_back(tmpl::value(tmpl::dict_ptr(std::move(d))));
   }
   return tmpl::value(std::move(out));
+}
+
+// A request ready to render: the template's variables in transformers' order (a later one
+// replaces an earlier one), whether it asks to continue its final message, and that
+// message's content.
+struct prepared {
+  tmpl::frame globals;
+  bool has_tools = false;
+  bool cont = false;
+  tmpl::value final_content;
+};
+
+result<prepared> prepare(std::string_view json_text, const template_json_options& options,
+                         const json& special) {
+  std::optional<tmpl::value> request;
+  try {
+    request = loads(json_text, detail::document_parser());
+  } catch (const tmpl::template_error& e) {  // an integer beyond Python's 4300 digits
+    return from(e);
+  }
+  if (!request) return make_error(error_code::invalid_json, "the request is not valid JSON");
+  if (!request->is_dict()) {
+    return make_error(error_code::invalid_json, "the request is not a JSON object");
+  }
+  const tmpl::dict& req = request->map();
+  const tmpl::value* msgs = req.find("messages");
+  if (msgs == nullptr || !msgs->is_list()) {
+    return make_error(error_code::invalid_json, "messages: missing or not an array");
+  }
+  prepared p;
+  const tmpl::value none{tmpl::none_t{}};
+  const auto get = [&req](std::string_view k, const tmpl::value& def) {
+    const tmpl::value* v = req.find(k);
+    return v != nullptr ? *v : def;
+  };
+  p.globals.set("messages", messages_of(*msgs));
+  p.globals.set("tools", get("tools", none));
+  p.globals.set("documents", get("documents", none));
+  const tmpl::value gen = get("add_generation_prompt", tmpl::value(options.add_generation_prompt));
+  p.globals.set("add_generation_prompt", gen);
+  for (const auto& [k, v] : special.items()) p.globals.set(k, tmpl::from_json(v));
+  for (const auto& [k, v] : options.kwargs.items()) p.globals.set(k, tmpl::from_json(v));
+  if (const tmpl::value* kw = req.find("chat_template_kwargs"); kw != nullptr && kw->is_dict()) {
+    for (const auto& [k, v] : kw->map().entries) {
+      if (k.is_string()) p.globals.set(k.str(), v);
+    }
+  }
+  const tmpl::value* tools = p.globals.find("tools");
+  p.has_tools = tools != nullptr && tools->is_list() && !tools->items().empty();
+  // continue_final_message: the request's own key wins over the options', checked against
+  // add_generation_prompt as transformers checks it.
+  const tmpl::value c = get("continue_final_message", tmpl::value(options.continue_final_message));
+  p.cont = c.is_bool() && std::get<bool>(c.v);
+  if (p.cont && gen.is_bool() && std::get<bool>(gen.v)) {
+    return make_error(error_code::template_type,
+                      "continue_final_message and add_generation_prompt are not compatible. Use "
+                      "continue_final_message when you want the model to continue the final "
+                      "message, and add_generation_prompt when you want to add a header that "
+                      "will prompt it to start a new assistant message instead.");
+  }
+  if (p.cont && !msgs->items().empty() && msgs->items().back().is_dict()) {
+    const tmpl::value* content = msgs->items().back().map().find("content");
+    p.final_content = content != nullptr ? *content : none;
+  }
+  return p;
 }
 
 }  // namespace
@@ -303,19 +349,12 @@ result<json> template_variables(const json& request, const template_json_options
 
 result<std::string> render_template_json(const chat_template& t, std::string_view json_text,
                                          const template_json_options& options) {
-  json request;
-  const auto cont = wants_continue(json_text, options, request);
-  if (!cont) return cont.error();
-  if (request.is_null()) {
-    auto r = detail::try_parse_json(json_text);
-    if (!r) return make_error(error_code::invalid_json, "the request is not valid JSON");
-    request = std::move(*r);
-  }
-  auto vars = template_variables(request, options);
-  if (!vars) return vars.error();
-  auto out = t.render(*vars, options.render);
-  if (!out || !*cont) return out;
-  return continue_final(std::move(*out), final_content(request));
+  if (!t.prog_) return make_error(error_code::internal, "render of an empty chat_template");
+  auto p = prepare(json_text, options, json::object());
+  if (!p) return p.error();
+  auto out = run(*t.prog_, p->globals, options.render);
+  if (!out || !p->cont) return out;
+  return continue_final(std::move(*out), p->final_content);
 }
 
 namespace {
@@ -406,55 +445,11 @@ const chat_template& model_template::select(bool has_tools) const {
 
 result<std::string> model_template::render_json(std::string_view json_text,
                                                 const template_json_options& options) const {
-  json request;
-  const auto cont = wants_continue(json_text, options, request);
-  if (!cont) return cont.error();
-  auto out = render_request(json_text, options);
-  if (!out || !*cont) return out;
-  return continue_final(std::move(*out), final_content(request));
-}
-
-result<std::string> model_template::render_request(std::string_view json_text,
-                                                   const template_json_options& options) const {
-  simdjson::dom::element doc;
-  simdjson::dom::object req;
-  simdjson::dom::array msgs;
-  if (detail::parse_document(json_text).get(doc) == simdjson::SUCCESS &&
-      doc.get_object().get(req) == simdjson::SUCCESS &&
-      req["messages"].get_array().get(msgs) == simdjson::SUCCESS) {
-    // The variables in transformers' order; a later one replaces an earlier one.
-    tmpl::frame globals;
-    globals.set("messages", messages_of(msgs));
-    simdjson::dom::element e;
-    globals.set("tools", req["tools"].get(e) == simdjson::SUCCESS ? from_element(e)
-                                                                  : tmpl::value(tmpl::none_t{}));
-    globals.set("documents", req["documents"].get(e) == simdjson::SUCCESS
-                                 ? from_element(e)
-                                 : tmpl::value(tmpl::none_t{}));
-    globals.set("add_generation_prompt", req["add_generation_prompt"].get(e) == simdjson::SUCCESS
-                                             ? from_element(e)
-                                             : tmpl::value(options.add_generation_prompt));
-    for (const auto& [k, v] : special_.items()) globals.set(k, tmpl::from_json(v));
-    for (const auto& [k, v] : options.kwargs.items()) globals.set(k, tmpl::from_json(v));
-    simdjson::dom::object kw;
-    if (req["chat_template_kwargs"].get_object().get(kw) == simdjson::SUCCESS) {
-      for (const auto field : kw) globals.set(field.key, from_element(field.value));
-    }
-    const tmpl::value* tools = globals.find("tools");
-    const bool has_tools = tools != nullptr && tools->is_list() && !tools->items().empty();
-    return run(*select(has_tools).prog_, globals, options.render);
-  }
-  // Not JSON simdjson takes (or not a request): the general reader says why.
-  const auto request = detail::try_parse_json(json_text);
-  if (!request) return make_error(error_code::invalid_json, "the request is not valid JSON");
-  template_json_options o = options;
-  json kwargs = special_;
-  for (const auto& [k, v] : options.kwargs.items()) kwargs[k] = v;
-  o.kwargs = std::move(kwargs);
-  auto vars = template_variables(*request, o);
-  if (!vars) return vars.error();
-  const bool has_tools = (*vars)["tools"].is_array() && !(*vars)["tools"].empty();
-  return select(has_tools).render(*vars, o.render);
+  auto p = prepare(json_text, options, special_);
+  if (!p) return p.error();
+  auto out = run(*select(p->has_tools).prog_, p->globals, options.render);
+  if (!out || !p->cont) return out;
+  return continue_final(std::move(*out), p->final_content);
 }
 
 }  // namespace ocml

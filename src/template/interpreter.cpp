@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "template/bigint.hpp"
 #include "template/builtins.hpp"
 #include "template/lexer.hpp"
 
@@ -172,6 +173,11 @@ list iterate(const value& x) {
     for (const auto& [k, v] : x.map().entries) out.push_back(k);
     return out;
   }
+  if (generator_object* g = as_generator(x)) {  // consumed: a second pass sees nothing
+    list out;
+    while (auto v = g->next()) out.push_back(std::move(*v));
+    return out;
+  }
   type_error("'" + std::string(type_name(x)) + "' object is not iterable");
 }
 
@@ -197,6 +203,12 @@ bool contains(const value& container, const value& item) {
                        [&](const value& e) { return equal(e, item); });
   }
   if (container.is_undefined()) return false;
+  if (generator_object* g = as_generator(container)) {  // consumed up to the match, as Python
+    while (auto v = g->next()) {
+      if (equal(*v, item)) return true;
+    }
+    return false;
+  }
   type_error("argument of type '" + std::string(type_name(container)) + "' is not iterable");
 }
 
@@ -219,15 +231,21 @@ value repeat(const value& seq, std::int64_t n) {
   return value(std::move(out));
 }
 
+// A number as a float (an int beyond 64 bits too; OverflowError past float's range).
+double to_float(const value& v) {
+  return v.is_float() ? v.as_double() : int_to_double(v);
+}
+
 value arith(std::string_view op, const value& l, const value& r) {
   const bool fl = l.is_float() || r.is_float();
   if (op == "/") {
-    if (r.as_double() == 0.0) fail(error_code::template_type, "division by zero");
-    return value(l.as_double() / r.as_double());
+    const double b = to_float(r);
+    if (b == 0.0) fail(error_code::template_type, "division by zero");
+    return value(to_float(l) / b);
   }
   if (fl) {
-    const double a = l.as_double();
-    const double b = r.as_double();
+    const double a = to_float(l);
+    const double b = to_float(r);
     if (op == "+") return value(a + b);
     if (op == "-") return value(a - b);
     if (op == "*") return value(a * b);
@@ -237,32 +255,30 @@ value arith(std::string_view op, const value& l, const value& r) {
     if (op == "//") return value(q);
     return value(a - q * b);  // %
   }
+  if (is_bigint(l) || is_bigint(r)) {
+    if (op == "**" && int_compare(r, value(0)) < 0)
+      return value(std::pow(to_float(l), to_float(r)));
+    return int_arith(op, l, r);
+  }
+  // Both fit in 64 bits: the fast path, and Python's exact int when the result does not.
   const std::int64_t a = l.as_int();
   const std::int64_t b = r.as_int();
   std::int64_t res = 0;
-  if (op == "+") {
-    if (__builtin_add_overflow(a, b, &res)) return value(static_cast<double>(a) + b);
-    return value(res);
-  }
-  if (op == "-") {
-    if (__builtin_sub_overflow(a, b, &res)) return value(static_cast<double>(a) - b);
-    return value(res);
-  }
-  if (op == "*") {
-    if (__builtin_mul_overflow(a, b, &res)) return value(static_cast<double>(a) * b);
-    return value(res);
-  }
+  if (op == "+") return __builtin_add_overflow(a, b, &res) ? int_arith(op, l, r) : value(res);
+  if (op == "-") return __builtin_sub_overflow(a, b, &res) ? int_arith(op, l, r) : value(res);
+  if (op == "*") return __builtin_mul_overflow(a, b, &res) ? int_arith(op, l, r) : value(res);
   if (op == "**") {
     if (b < 0) return value(std::pow(static_cast<double>(a), static_cast<double>(b)));
     std::int64_t acc = 1;
     for (std::int64_t i = 0; i < b; ++i) {
-      if (__builtin_mul_overflow(acc, a, &acc)) {
-        return value(std::pow(static_cast<double>(a), static_cast<double>(b)));
-      }
+      if (__builtin_mul_overflow(acc, a, &acc)) return int_arith(op, l, r);
+      if (acc == 0 || acc == 1) break;  // 0 ** b, 1 ** b
+      if (acc == -1) return value(b % 2 == 0 ? 1 : -1);
     }
     return value(acc);
   }
   if (b == 0) fail(error_code::template_type, "integer division or modulo by zero");
+  if (a == INT64_MIN && b == -1) return int_arith(op, l, r);
   std::int64_t q = a / b;
   if ((a % b != 0) && ((a < 0) != (b < 0))) --q;  // floor
   if (op == "//") return value(q);
@@ -330,7 +346,8 @@ value binary_op(std::string_view op, const value& l, const value& r) {
   }
   check_defined(l);
   check_defined(r);
-  if (l.is_number() && r.is_number()) return arith(op, l, r);
+  const auto numeric = [](const value& v) { return v.is_number() || is_bigint(v); };
+  if (numeric(l) && numeric(r)) return arith(op, l, r);
   if (op == "+") {
     if (l.is_string() && r.is_string()) {
       if (!l.safe && !r.safe) return value(l.str() + r.str());
@@ -541,13 +558,13 @@ value not_expr::eval(interpreter& in) const {
 value unary_expr::eval(interpreter& in) const {
   const value v = e->eval(in);
   check_defined(v);
-  if (!v.is_number()) {
+  if (!v.is_number() && !is_bigint(v)) {
     type_error(std::string("bad operand type for unary ") + (negative ? "-" : "+") + ": '" +
                std::string(type_name(v)) + "'");
   }
   if (!negative) return v.is_bool() ? value(v.as_int()) : v;
   if (v.is_float()) return value(-v.as_double());
-  if (v.as_int() == INT64_MIN) return value(-static_cast<double>(v.as_int()));
+  if (is_bigint(v) || v.as_int() == INT64_MIN) return int_negate(v);
   return value(-v.as_int());
 }
 

@@ -6,6 +6,7 @@
 #include <initializer_list>
 
 #include "template/ast.hpp"
+#include "template/bigint.hpp"
 #include "template/builtins.hpp"
 #include "template/lexer.hpp"
 
@@ -492,8 +493,7 @@ class parser {
       ++i_;
       std::int64_t v = 0;
       const auto r = std::from_chars(t.text.data(), t.text.data() + t.text.size(), v);
-      if (r.ec != std::errc())
-        return lit(t.pos, value(std::strtod(t.text.c_str(), nullptr)));  // as Python: a float
+      if (r.ec != std::errc()) return lit(t.pos, int_from_text(t.text));  // Python's exact int
       return lit(t.pos, value(v));
     }
     if (t.kind == tok::number) {

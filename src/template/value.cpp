@@ -11,6 +11,7 @@
 #include <cmath>
 
 #include "interchange/pyjson.hpp"
+#include "template/bigint.hpp"
 
 namespace ocml::tmpl {
 
@@ -150,7 +151,27 @@ bool truthy(const value& x) {
   }
 }
 
+namespace {
+
+// Python's comparison of an int beyond 64 bits with another number: -1, 0, 1, or 2 when
+// one of them is NaN (unordered).
+int compare_big(const value& x, const value& y) {
+  if (!x.is_float() && !y.is_float()) return int_compare(x, y);
+  const bool flip = x.is_float();
+  const value& i = flip ? y : x;
+  const double d = flip ? x.as_double() : y.as_double();
+  if (std::isnan(d)) return 2;
+  const int c = int_compare_float(i, d);
+  return flip ? -c : c;
+}
+
+}  // namespace
+
 bool equal(const value& x, const value& y) {
+  if ((is_bigint(x) || is_bigint(y)) && (x.is_number() || is_bigint(x)) &&
+      (y.is_number() || is_bigint(y))) {
+    return compare_big(x, y) == 0;
+  }
   if (x.is_number() && y.is_number()) {
     if (x.is_float() || y.is_float()) return x.as_double() == y.as_double();
     return x.as_int() == y.as_int();
@@ -187,6 +208,10 @@ bool equal(const value& x, const value& y) {
 }
 
 bool less(const value& x, const value& y) {
+  if ((is_bigint(x) || is_bigint(y)) && (x.is_number() || is_bigint(x)) &&
+      (y.is_number() || is_bigint(y))) {
+    return compare_big(x, y) == -1;
+  }
   if (x.is_number() && y.is_number()) {
     if (x.is_float() || y.is_float()) return x.as_double() < y.as_double();
     return x.as_int() < y.as_int();
@@ -277,7 +302,8 @@ void append_int(std::int64_t i, std::string& out) {
 void append_repr(const value& x, std::string& out) {
   switch (x.v.index()) {
     case 0:
-      return;  // str(Undefined) inside a list prints as the object; rare: nothing
+      out += "Undefined";  // repr(Undefined), as a list prints an undefined item
+      return;
     case 1:
       out += "None";
       return;
@@ -319,6 +345,16 @@ void append_repr(const value& x, std::string& out) {
       return;
     }
     default:
+      if (is_bigint(x)) {
+        out += int_text(x);
+        return;
+      }
+      if (const generator_object* g = as_generator(x)) {
+        char at[32];
+        std::snprintf(at, sizeof at, "%p", static_cast<const void*>(g));
+        out += "<generator object " + g->name + " at " + at + ">";
+        return;
+      }
       out += "<";
       out += x.obj()->type_name();
       out += " object>";
@@ -459,7 +495,7 @@ void dumps_at(const value& x, const dumps_options& o, std::size_t level, std::st
           out.push_back('"');
           dumps_at(k, o, level, out);
           out.push_back('"');
-        } else if (k.is_number()) {
+        } else if (k.is_number() || is_bigint(k)) {
           out.push_back('"');
           append_str(k, out);
           out.push_back('"');
@@ -475,6 +511,10 @@ void dumps_at(const value& x, const dumps_options& o, std::size_t level, std::st
       return;
     }
     default:
+      if (is_bigint(x)) {
+        out += int_text(x);
+        return;
+      }
       type_error("Object of type " + std::string(type_name(x)) + " is not JSON serializable");
   }
 }
@@ -517,6 +557,24 @@ value from_json(const json& j) {
     default:
       return value(none_t{});
   }
+}
+
+std::optional<value> generator_object::next() {
+  if (!pull) return std::nullopt;
+  std::optional<value> v = pull();
+  if (!v) pull = nullptr;  // finished: its state (and what it holds) is let go
+  return v;
+}
+
+value make_generator(std::string name, std::function<std::optional<value>()> pull) {
+  auto g = std::make_shared<generator_object>();
+  g->name = std::move(name);
+  g->pull = std::move(pull);
+  return value(object_ptr(std::move(g)));
+}
+
+generator_object* as_generator(const value& v) {
+  return v.is_object() ? dynamic_cast<generator_object*>(v.obj().get()) : nullptr;
 }
 
 std::int64_t float_to_int(double d) {

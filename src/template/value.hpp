@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -98,6 +99,7 @@ struct dict {
   std::vector<std::pair<value, value>> entries;
   [[nodiscard]] const value* find(const value& key) const;
   [[nodiscard]] const value* find(std::string_view key) const;
+  [[nodiscard]] const value* find(const char* key) const { return find(std::string_view(key)); }
   void set(value key, value v);
 };
 
@@ -155,6 +157,21 @@ struct namespace_object final : object {
   [[nodiscard]] value attr(std::string_view name) const override;
   void set_attr(std::string_view name, const value& v) override;
 };
+
+/// A generator, as Jinja2's map, select, reject, selectattr, rejectattr, unique, batch and
+/// items filters return one: its body runs as it is consumed (errors too), it is true even
+/// when empty, has no len(), is not JSON, and is consumed once (a second loop sees nothing;
+/// `first` takes one item and leaves the rest).
+struct generator_object final : object {
+  std::string name;  ///< the Python function's name ("sync_do_map"), for repr()
+  /// The next item, or nullopt at the end (never called again after).
+  std::function<std::optional<value>()> pull;
+  [[nodiscard]] std::string_view type_name() const override { return "generator"; }
+  std::optional<value> next();
+};
+[[nodiscard]] value make_generator(std::string name, std::function<std::optional<value>()> pull);
+/// The generator a value holds, or nullptr.
+[[nodiscard]] generator_object* as_generator(const value& v);
 
 // ---- Python semantics ---------------------------------------------------------------------
 

@@ -10,7 +10,7 @@ import json
 import sys
 
 sys.path.insert(0, __file__.rsplit("/", 1)[0])
-from render_template import make_environment, error_of  # noqa: E402
+from render_template import make_environment, error_of, render_line  # noqa: E402
 
 CASES = [
     # whitespace control, trim_blocks, lstrip_blocks, comments, raw
@@ -71,6 +71,22 @@ CASES = [
     ("{{ 'Hello'.startswith('He') }} {{ 'Hello'.endswith(('x', 'lo')) }} {{ 'aXa'.replace('a', 'b') }} {{ 'abc'.find('c') }} {{ 'ÄbC'.upper() }} {{ 'ÄbC'.lower() }} {{ 'hello world'.title() }} {{ 'x\\ny'.splitlines() }}", {}),
     ("{{ [1, 2, 2].count(2) }} {{ [1, 2].index(2) }} {{ d.keys()|list }} {{ d.values()|list }} {{ ', '.join(['a', 'b']) }}", {"d": {"a": 1, "b": 2}}),
     ("{{ strftime_now('%Y-%m-%d %H:%M %b %A') }}", {}),
+    # filters that return generators: true when empty, no len(), not JSON, consumed once,
+    # their bodies run (and raise) only as they are consumed
+    ("{% if x|select('gt', 5) %}t{% else %}f{% endif %} {{ x|select('gt', 5)|list }} {{ (x|select('odd')) is iterable }} {{ (x|map('string')) is sequence }}", {"x": [1, 2, 3]}),
+    ("{% set g = x|selectattr('r', 'eq', 'u') %}{% for m in g %}{{ m.c }}{% endfor %}|{% for m in g %}{{ m.c }}{% endfor %}|{{ g|list }}", {"x": [{"r": "u", "c": "a"}, {"r": "s", "c": "b"}, {"r": "u", "c": "c"}]}),
+    ("{% set g = x|map('upper') %}{{ g|first }} {{ g|list }} {{ g|list }}", {"x": ["a", "b", "c"]}),
+    ("{% set g = x|reject('none') %}{{ 2 in g }} {{ g|list }}", {"x": [1, 2, None, 3]}),
+    ("{% set g = x|map('no_such_filter') %}unused: fine", {"x": [1]}),
+    ("{% set g = x|map(attribute='a', default='d') %}{{ g|join(',') }} {{ x|map(attribute='a')|list }}", {"x": [{"a": 1}, {}]}),
+    ("{{ x|unique|list }} {{ x|batch(2)|list }} {{ x|batch(2, 0)|list }} {{ d|items|list }} {{ x|reverse|list }} {{ x|map('abs')|reverse }} {{ x|select|sum }}", {"x": [3, 1, 3, -2, 5], "d": {"a": 1}}),
+    ("{{ x|map('string')|length }}", {"x": [1]}),
+    ("{{ x|select|tojson }}", {"x": [1]}),
+    ("{{ x|select|last }}", {"x": [1]}),
+    ("{{ (x|map|string)[:29] }}", {"x": [1]}),
+    ("{{ x|items|list }}", {"x": [1]}),
+    ("{% set it = x|items %}ok", {"x": [1]}),
+    ("{{ (x|select)[0] is undefined }} {{ none|map('upper')|list }} {{ y|items|list }}", {"x": [1]}),
     # errors
     ("{{ raise_exception('refused: ' ~ 1) }}", {}),
     ("{{ x.y }}", {}),
@@ -90,6 +106,47 @@ CASES = [
     ("{% unknowntag %}", {}),
 ]
 
+# Whole requests (JSON text read as json.loads reads it), rendered as render_template.py
+# renders a line: numbers with Python's semantics, tool-call arguments parsed.
+NUMBERS = ("{% for m in messages %}{% for c in m.tool_calls or [] %}"
+           "{{ c.function.arguments | tojson }}|{% for k, v in c.function.arguments.items() %}"
+           "{{ k }}={{ v }} {{ v is number }} {{ v is integer }} {{ v is float }} {{ [v] }} "
+           "{{ v == v }} {{ v > 0 }};{% endfor %}{% endfor %}{% endfor %}")
+ARGS = ('{"a": NaN, "b": Infinity, "c": -Infinity, "d": 123456789012345678901234567890, '
+        '"e": -9223372036854775809, "f": 18446744073709551615, "g": 1e400, "h": -0.0, '
+        '"i": 1E2, "j": 9223372036854775807, "k": -1e-400, "l": 0.1, "m": 1e16, "n": 12345678901234567890123.5}')
+
+
+def call_request(arguments, direct=False):
+    fn = {"name": "f", "arguments": arguments if direct else json.dumps(arguments)}
+    return ('{"messages": [{"role": "assistant", "tool_calls": [{"type": "function", "function": '
+            + (json.dumps(fn) if not direct else '{"name": "f", "arguments": ' + arguments + '}')
+            + '}]}]}')
+
+
+REQUESTS = [
+    (NUMBERS, call_request(ARGS, direct=True)),
+    (NUMBERS, '{"messages": [{"role": "assistant", "tool_calls": [{"type": "function", "function": '
+              '{"name": "f", "arguments": ' + json.dumps(ARGS) + '}}]}]}'),
+    # arithmetic and comparison beyond 64 bits, exact as Python's ints
+    ("{% set a = x.a %}{{ a + 1 }} {{ a - a }} {{ a * a }} {{ a // 7 }} {{ a % 7 }} {{ -a }} {{ a|abs }} "
+     "{{ a > 1e300 }} {{ a == 123456789012345678901234567890.0 }} {{ a|float }} {{ a|int }} {{ a|string }} "
+     "{{ 2 ** 100 }} {{ 9223372036854775807 + 1 }} {{ -9223372036854775807 - 2 }} {{ 99999999999999999999 }} "
+     "{{ [a, 1, 2.5]|max }} {{ [a, 1]|sort }} {{ '%d'|format(3) }} {{ 1e300|int }}",
+     '{"messages": [], "chat_template_kwargs": {"x": {"a": 123456789012345678901234567890}}}'),
+    ("{{ x|tojson }} {{ x }} {{ x|float }} {{ x is number }}",
+     '{"messages": [], "chat_template_kwargs": {"x": [NaN, Infinity, -Infinity, -0.0, 1e-7, 5e-324]}}'),
+    ("{{ x }}", '{"messages": [], "chat_template_kwargs": {"x": -NaN}}'),
+    ("{{ x }}", '{"messages": [], "chat_template_kwargs": {"x": nan}}'),
+    ("{{ x }}", '{"messages": [], "chat_template_kwargs": {"x": [1NaN]}}'),
+    ("{{ x|length }}", '{"messages": [], "chat_template_kwargs": {"x": ' + "9" * 4301 + '}}'),
+    ("{{ x|string|length }}", '{"messages": [], "chat_template_kwargs": {"x": ' + "9" * 4300 + '}}'),
+    # json.loads refuses the arguments (ValueError): they stay the string they are
+    ("{{ messages[0].tool_calls[0].function.arguments|length }}",
+     '{"messages": [{"role": "assistant", "tool_calls": [{"type": "function", "function": '
+     '{"name": "f", "arguments": ' + json.dumps('{"x": ' + "1" * 4301 + '}') + '}}]}]}'),
+]
+
 
 def main():
     env = make_environment()
@@ -98,6 +155,15 @@ def main():
             case = {"template": source, "variables": variables}
             try:
                 case["text"] = env.from_string(source).render(**variables)
+            except Exception as e:  # noqa: BLE001 - every failure is a case
+                case["error"] = error_of(e)[0]
+            out.write(json.dumps(case, ensure_ascii=False) + "\n")
+        for source, request in REQUESTS:
+            case = {"template": source, "request": request}
+            try:
+                case["text"] = render_line(env.from_string(source), request, {})
+            except json.JSONDecodeError:  # not JSON to Python: ocml's input error
+                case["error"] = "E-JSON-INPUT"
             except Exception as e:  # noqa: BLE001 - every failure is a case
                 case["error"] = error_of(e)[0]
             out.write(json.dumps(case, ensure_ascii=False) + "\n")
