@@ -13,6 +13,7 @@
 #include "core/utf8.hpp"
 #include "template/bigint.hpp"
 #include "template/interpreter.hpp"
+#include "template/unicode_case.hpp"
 
 namespace ocml::tmpl {
 
@@ -92,52 +93,6 @@ std::string py_strip(std::string_view s, const value* chars, bool left, bool rig
     e = k;
   }
   return std::string(s.substr(b, e - b));
-}
-
-std::string icu_case(std::string_view s, bool upper) {
-  bool ascii = true;
-  for (const char c : s) ascii = ascii && static_cast<unsigned char>(c) < 0x80;
-  std::string out;
-  if (ascii) {
-    out.reserve(s.size());
-    for (const char c : s) {
-      out.push_back(static_cast<char>(upper ? std::toupper(static_cast<unsigned char>(c))
-                                            : std::tolower(static_cast<unsigned char>(c))));
-    }
-    return out;
-  }
-  icu::UnicodeString u =
-      icu::UnicodeString::fromUTF8(icu::StringPiece(s.data(), static_cast<int32_t>(s.size())));
-  if (upper) {
-    u.toUpper(icu::Locale::getRoot());
-  } else {
-    u.toLower(icu::Locale::getRoot());
-  }
-  u.toUTF8String(out);
-  return out;
-}
-
-// Python's str.title / str.capitalize.
-std::string py_title(std::string_view s, bool only_first) {
-  std::string out;
-  bool prev_cased = false;
-  bool first = true;
-  for (std::size_t i = 0; i < s.size();) {
-    const std::size_t at = i;
-    const char32_t c = decode(s, i);
-    const std::string_view piece = s.substr(at, i - at);
-    const bool cased = u_isalpha(static_cast<UChar32>(c)) != 0;
-    if (only_first) {
-      out += first ? icu_case(piece, true) : icu_case(piece, false);
-    } else if (cased) {
-      out += prev_cased ? icu_case(piece, false) : icu_case(piece, true);
-    } else {
-      out += piece;
-    }
-    prev_cased = cased;
-    first = false;
-  }
-  return out;
 }
 
 std::vector<std::string> py_split(const std::string& s, const value* sep, std::int64_t maxsplit,
@@ -317,13 +272,15 @@ value string_method(const value& self, std::string_view name) {
       return value(py_strip(s, a.arg(0, "chars"), l, r));
     });
   }
-  if (name == "upper" || name == "lower") {
-    const bool up = name == "upper";
-    return fn(n, [s, up](interpreter&, call_args&) { return value(icu_case(s, up)); });
-  }
-  if (name == "title" || name == "capitalize") {
-    const bool cap = name == "capitalize";
-    return fn(n, [s, cap](interpreter&, call_args&) { return value(py_title(s, cap)); });
+  static const std::pair<std::string_view, py_case> cases[] = {
+      {"upper", py_case::upper},       {"lower", py_case::lower},
+      {"title", py_case::title},       {"capitalize", py_case::capitalize},
+      {"swapcase", py_case::swapcase}, {"casefold", py_case::casefold},
+  };
+  for (const auto& [cn, how] : cases) {
+    if (name == cn) {
+      return fn(n, [s, how = how](interpreter&, call_args&) { return value(py_str_case(s, how)); });
+    }
   }
   if (name == "split" || name == "rsplit") {
     const bool right = name == "rsplit";
@@ -412,35 +369,20 @@ value string_method(const value& self, std::string_view name) {
       return value(s);
     });
   }
-  using pred = bool (*)(char32_t);
-  static const std::pair<std::string_view, pred> preds[] = {
-      {"isdigit", [](char32_t c) { return u_isdigit(static_cast<UChar32>(c)) != 0; }},
-      {"isdecimal", [](char32_t c) { return u_isdigit(static_cast<UChar32>(c)) != 0; }},
-      {"isnumeric", [](char32_t c) { return u_isdigit(static_cast<UChar32>(c)) != 0; }},
-      {"isalpha", [](char32_t c) { return u_isalpha(static_cast<UChar32>(c)) != 0; }},
-      {"isalnum", [](char32_t c) { return u_isalnum(static_cast<UChar32>(c)) != 0; }},
-      {"isspace", [](char32_t c) { return py_space(c); }},
+  static const std::pair<std::string_view, py_pred> preds[] = {
+      {"isupper", py_pred::isupper},     {"islower", py_pred::islower},
+      {"istitle", py_pred::istitle},     {"isalpha", py_pred::isalpha},
+      {"isdigit", py_pred::isdigit},     {"isdecimal", py_pred::isdecimal},
+      {"isnumeric", py_pred::isnumeric}, {"isalnum", py_pred::isalnum},
   };
   for (const auto& [pn, p] : preds) {
     if (name == pn) {
-      return fn(n, [s, p = p](interpreter&, call_args&) { return value(all_of_cps(s, p)); });
+      return fn(n, [s, p = p](interpreter&, call_args&) { return value(py_str_is(s, p)); });
     }
   }
-  if (name == "isupper" || name == "islower") {
-    const bool up = name == "isupper";
-    return fn(n, [s, up](interpreter&, call_args&) {
-      bool cased = false;
-      for (std::size_t i = 0; i < s.size();) {
-        const auto c = static_cast<UChar32>(decode(s, i));
-        if (u_isupper(c) != 0) {
-          if (!up) return value(false);
-          cased = true;
-        } else if (u_islower(c) != 0) {
-          if (up) return value(false);
-          cased = true;
-        }
-      }
-      return value(cased);
+  if (name == "isspace") {
+    return fn(n, [s](interpreter&, call_args&) {
+      return value(all_of_cps(s, [](char32_t c) { return py_space(c); }));
     });
   }
   return value::undefined();
@@ -532,7 +474,7 @@ value attribute_path(const value& item, const value& attr) {
 
 // Jinja2's sort key: strings lowercased unless case_sensitive.
 value sort_key(const value& v, bool case_sensitive) {
-  if (!case_sensitive && v.is_string()) return value(icu_case(v.str(), false));
+  if (!case_sensitive && v.is_string()) return value(py_str_case(v.str(), py_case::lower));
   return v;
 }
 
@@ -580,28 +522,16 @@ value f_join(interpreter&, const value& v, call& a) {
 }
 
 value f_upper(interpreter&, const value& v, call&) {
-  return value(icu_case(to_str(v), true));
+  return value(py_str_case(to_str(v), py_case::upper));
 }
 value f_lower(interpreter&, const value& v, call&) {
-  return value(icu_case(to_str(v), false));
+  return value(py_str_case(to_str(v), py_case::lower));
 }
 value f_capitalize(interpreter&, const value& v, call&) {
-  return value(py_title(to_str(v), true));
+  return value(py_str_case(to_str(v), py_case::capitalize));
 }
 value f_title(interpreter&, const value& v, call&) {
-  // Jinja2's title: words begin after white space, '-', '(', '{', '[' and '<'.
-  const std::string s = to_str(v);
-  std::string out;
-  bool begin = true;
-  for (std::size_t i = 0; i < s.size();) {
-    const std::size_t at = i;
-    const char32_t c = decode(s, i);
-    const std::string_view piece = std::string_view(s).substr(at, i - at);
-    const bool sep = py_space(c) || c == '-' || c == '(' || c == '{' || c == '[' || c == '<';
-    out += sep ? std::string(piece) : icu_case(piece, begin);
-    begin = sep;
-  }
-  return value(std::move(out));
+  return value(jinja_title(to_str(v)));
 }
 value f_trim(interpreter&, const value& v, call& a) {
   return value(py_strip(to_str(v), a.arg(0, "chars"), true, true));
@@ -1142,12 +1072,10 @@ bool t_sameas(interpreter&, const value& v, call& a) {
   return equal(v, o) && v.v.index() == o.v.index() && (v.is_int() || v.is_object());
 }
 bool t_lower(interpreter&, const value& v, call&) {
-  const std::string s = to_str(v);
-  return icu_case(s, false) == s;
+  return py_str_is(to_str(v), py_pred::islower);
 }
 bool t_upper(interpreter&, const value& v, call&) {
-  const std::string s = to_str(v);
-  return icu_case(s, true) == s;
+  return py_str_is(to_str(v), py_pred::isupper);
 }
 
 constexpr test_fn kTests[] = {

@@ -729,7 +729,16 @@ struct macro_object final : object {
   [[nodiscard]] std::string_view type_name() const override { return "Macro"; }
   [[nodiscard]] bool callable() const override { return true; }
   [[nodiscard]] value attr(std::string_view name) const override {
+    // Jinja2's Macro attributes.
     if (name == "name") return value(def->name);
+    if (name == "arguments") {
+      list names;
+      for (const auto& p : def->params) names.emplace_back(p.first);
+      return make_tuple(std::move(names));
+    }
+    if (name == "catch_kwargs") return value(def->uses_kwargs);
+    if (name == "catch_varargs") return value(def->uses_varargs);
+    if (name == "caller") return value(def->uses_caller);
     return value::undefined(std::string(name));
   }
   value call(interpreter& in, call_args& args) override {
@@ -743,10 +752,6 @@ struct macro_object final : object {
     } l{in};
     interpreter::scope_guard g(in, parent);
     const auto& ps = def->params;
-    if (args.positional.size() > ps.size() && !def->uses_varargs) {
-      type_error("macro '" + def->name + "' takes not more than " + std::to_string(ps.size()) +
-                 " argument(s)");
-    }
     list varargs;
     for (std::size_t i = 0; i < args.positional.size(); ++i) {
       if (i < ps.size()) {
@@ -756,9 +761,14 @@ struct macro_object final : object {
       }
     }
     auto kwargs = std::make_shared<dict>();
+    // As Jinja2's Macro.__call__: a keyword fills a parameter that no positional argument
+    // filled; any other (a parameter given twice included) goes to `kwargs`, or is an
+    // error, which comes before the error of too many positional arguments.
     for (auto& [k, v] : args.keyword) {
       bool param = k == "caller" && def->uses_caller;
-      for (const auto& p : ps) param = param || p.first == k;
+      for (std::size_t i = args.positional.size(); i < ps.size(); ++i) {
+        param = param || ps[i].first == k;
+      }
       if (param) {
         in.assign(k, v);
       } else if (def->uses_kwargs) {
@@ -766,6 +776,10 @@ struct macro_object final : object {
       } else {
         type_error("macro '" + def->name + "' takes no keyword argument '" + k + "'");
       }
+    }
+    if (args.positional.size() > ps.size() && !def->uses_varargs) {
+      type_error("macro '" + def->name + "' takes not more than " + std::to_string(ps.size()) +
+                 " argument(s)");
     }
     for (std::size_t i = args.positional.size(); i < ps.size(); ++i) {
       if (in.scope()->vars.end() !=
@@ -775,7 +789,7 @@ struct macro_object final : object {
       }
       in.assign(ps[i].first, ps[i].second ? ps[i].second->eval(in) : value::undefined(ps[i].first));
     }
-    if (def->uses_varargs) in.assign("varargs", value(std::move(varargs)));
+    if (def->uses_varargs) in.assign("varargs", make_tuple(std::move(varargs)));
     if (def->uses_kwargs) in.assign("kwargs", value(dict_ptr(std::move(kwargs))));
     if (!caller.is_undefined()) in.assign("caller", caller);
     std::string out = in.capture(def->content);

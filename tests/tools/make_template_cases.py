@@ -87,6 +87,12 @@ CASES = [
     ("{{ x|items|list }}", {"x": [1]}),
     ("{% set it = x|items %}ok", {"x": [1]}),
     ("{{ (x|select)[0] is undefined }} {{ none|map('upper')|list }} {{ y|items|list }}", {"x": [1]}),
+    # macros: varargs (a tuple), kwargs, their attributes, keywords given twice
+    ("{% macro f(a, b=2) %}{{ a }}-{{ b }}-{{ varargs }}-{{ kwargs }}{% endmacro %}{{ f(1) }}|{{ f(1, 3, 4, 5) }}|{{ f(1, x=1, y='z') }}|{{ f(1, 2, 3, k=4) }}|{{ f(b=5, a=0) }}|{{ f(1, a=9) }}|{{ f.name }} {{ f.arguments }} {{ f.catch_kwargs }} {{ f.catch_varargs }} {{ f.caller }}", {}),
+    ("{% macro g(a) %}{{ a }}{% endmacro %}{{ g.arguments }} {{ g.catch_varargs }} {{ g(1, a=2) }}", {}),
+    ("{% macro g(a) %}{{ a }}{% endmacro %}{{ g(1, 2, b=3) }}", {}),
+    ("{% macro g(a) %}{{ a }}{% endmacro %}{{ g(1, 2) }}", {}),
+    ("{% macro h() %}{{ varargs|length }}:{% for x in varargs %}{{ x }}{% endfor %}:{{ kwargs|dictsort }}{% endmacro %}{{ h(*[1, 2], **{'z': 1, 'a': 2}) }}", {}),
     # errors
     ("{{ raise_exception('refused: ' ~ 1) }}", {}),
     ("{{ x.y }}", {}),
