@@ -64,6 +64,12 @@ struct codec {
   conversation (*read_preamble)(const conversation&) = nullptr;
 };
 
+/// Whether text of `c` carries OpenChatML's escape syntax: the 2.x family's does; harmony's
+/// only when asked (`openchatml_escapes`), as its own text has none.
+[[nodiscard]] inline bool writes_escapes(const codec& c, bool openchatml_escapes) noexcept {
+  return c.family == "openchatml" && (c.info.id != dialect::harmony || openchatml_escapes);
+}
+
 /// Every codec, in dialect enum order (checked at compile time in registry.cpp).
 [[nodiscard]] std::span<const codec> codecs() noexcept;
 /// The codec of `d`.

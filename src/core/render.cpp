@@ -82,8 +82,7 @@ result<std::string> render_shaped(const detail::codec& codec, const conversation
   std::string_view content = conv.messages.back().content;
   while (!content.empty() && detail::is_space(content.front())) content.remove_prefix(1);
   while (!content.empty() && detail::is_space(content.back())) content.remove_suffix(1);
-  const bool escaped = codec.family == "openchatml" &&
-                       (codec.info.id != dialect::harmony || options.openchatml_escapes);
+  const bool escaped = detail::writes_escapes(codec, options.openchatml_escapes);
   const std::string written = escaped ? escape_body(content) : std::string(content);
   const std::size_t at = text->find(written, begin);
   if (at == std::string::npos) return refused("the final message does not appear in the text");

@@ -31,28 +31,43 @@ double value::as_double() const {
 }
 
 const value* dict::find(const value& key) const {
+  if (key.is_string()) return find(std::string_view(key.str()));
   for (const auto& [k, val] : entries) {
     if (equal(k, key)) return &val;
   }
   return nullptr;
 }
 
-const value* dict::find(std::string_view key) const {
-  for (const auto& [k, val] : entries) {
-    if (k.is_string() && k.str() == key) return &val;
+std::size_t dict::slot(std::string_view key) const {
+  if (!index_.empty()) {
+    const auto it = index_.find(key);
+    return it == index_.end() ? kNone : it->second;
   }
-  return nullptr;
+  for (std::size_t i = 0; i < entries.size(); ++i) {
+    if (entries[i].first.is_string() && entries[i].first.str() == key) return i;
+  }
+  return kNone;
+}
+
+const value* dict::find(std::string_view key) const {
+  const std::size_t i = slot(key);
+  return i == kNone ? nullptr : &entries[i].second;
 }
 
 void dict::set(value key, value v) {
   if (key.is_string()) {
-    for (auto& [k, val] : entries) {
-      if (k.is_string() && k.str() == key.str()) {
-        val = std::move(v);
-        return;
-      }
+    if (const std::size_t i = slot(key.str()); i != kNone) {
+      entries[i].second = std::move(v);
+      return;
     }
     entries.emplace_back(std::move(key), std::move(v));
+    if (!index_.empty()) {
+      index_.emplace(entries.back().first.str(), entries.size() - 1);
+    } else if (entries.size() >= kIndexFrom) {
+      for (std::size_t i = 0; i < entries.size(); ++i) {
+        if (entries[i].first.is_string()) index_.emplace(entries[i].first.str(), i);
+      }
+    }
     return;
   }
   for (auto& [k, val] : entries) {
@@ -551,7 +566,7 @@ value from_json(const json& j) {
     case json::value_t::object: {
       auto d = std::make_shared<dict>();
       d->entries.reserve(j.size());
-      for (const auto& [k, v] : j.items()) d->entries.emplace_back(value(k), from_json(v));
+      for (const auto& [k, v] : j.items()) d->set(value(k), from_json(v));
       return value(dict_ptr(std::move(d)));
     }
     default:

@@ -11,6 +11,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <utility>
 #include <variant>
 #include <vector>
@@ -94,13 +95,23 @@ struct value {
   [[nodiscard]] double as_double() const;     ///< bool, int or float
 };
 
-/// A dict: insertion-ordered, keys are values (strings nearly always).
+/// A dict: insertion-ordered, keys are values (strings nearly always). Entries are added
+/// with set() only (a key, once in, stays): a dict of more than a few string keys indexes
+/// them, so building or reading one of 10^5 keys is not quadratic.
 struct dict {
   std::vector<std::pair<value, value>> entries;
   [[nodiscard]] const value* find(const value& key) const;
   [[nodiscard]] const value* find(std::string_view key) const;
   [[nodiscard]] const value* find(const char* key) const { return find(std::string_view(key)); }
   void set(value key, value v);
+
+ private:
+  static constexpr std::size_t kIndexFrom = 16;
+  static constexpr std::size_t kNone = static_cast<std::size_t>(-1);
+  [[nodiscard]] std::size_t slot(std::string_view key) const;
+  // String key -> entry; the views point into the keys' shared strings, which a copy of
+  // the dict shares too.
+  std::unordered_map<std::string_view, std::size_t> index_;
 };
 
 /// A template failure: one of the E-TEMPLATE-* codes and Python's or Jinja2's message.

@@ -111,8 +111,7 @@ result<std::vector<segment>> segments_of(std::string_view text, dialect d, const
                                          bool strict, std::vector<diagnostic>& warnings,
                                          bool harmony_escaped) {
   const auto& codec = detail::codec_of(d);
-  const bool escapes =
-      codec.family == "openchatml" && (codec.info.id != dialect::harmony || harmony_escaped);
+  const bool escapes = detail::writes_escapes(codec, harmony_escaped);
   segmenter s{text, codec.info, tok, escapes, strict, {}, warnings, {}, {}, {}};
   s.init();
   // Formats without an escape refuse content that spells their markup (the injection rule):

@@ -147,6 +147,11 @@ REQUESTS = [
     ("{{ x }}", '{"messages": [], "chat_template_kwargs": {"x": [1NaN]}}'),
     ("{{ x|length }}", '{"messages": [], "chat_template_kwargs": {"x": ' + "9" * 4301 + '}}'),
     ("{{ x|string|length }}", '{"messages": [], "chat_template_kwargs": {"x": ' + "9" * 4300 + '}}'),
+    # a repeated key keeps its first place and takes its last value (small dicts and indexed
+    # large ones)
+    ("{{ x }} {{ y|length }} {{ y.k7 }} {{ (y|list)[:3] }} {{ y.k39 }}",
+     '{"messages": [], "chat_template_kwargs": {"x": {"a": 1, "b": 2, "a": 3}, "y": {'
+     + ", ".join(f'"k{i % 40}": {i}' for i in range(100)) + '}}}'),
     # json.loads refuses the arguments (ValueError): they stay the string they are
     ("{{ messages[0].tool_calls[0].function.arguments|length }}",
      '{"messages": [{"role": "assistant", "tool_calls": [{"type": "function", "function": '

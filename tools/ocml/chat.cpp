@@ -8,6 +8,9 @@
 #include <algorithm>
 #include <iostream>
 #include <optional>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "core/utf8.hpp"
 #include "interchange/json_util.hpp"
@@ -96,8 +99,13 @@ class printer {
       std::cout.flush();
     } else if (d.kind == delta_kind::message_end) {
       end_reasoning();
+    } else if (d.kind == delta_kind::call_begin) {
+      call_ids_.emplace_back(d.call_id);
     }
   }
+  /// The ids the stream gave this generation's calls, in order (taken: the next
+  /// generation starts empty).
+  std::vector<std::string> take_call_ids() { return std::exchange(call_ids_, {}); }
   void end_turn() {
     end_reasoning();
     if (wrote_) std::cout << '\n';
@@ -112,6 +120,7 @@ class printer {
   }
   bool show_reasoning_;
   bool in_reasoning_ = false, wrote_ = false;
+  std::vector<std::string> call_ids_;
 };
 
 bool has_call_ids(dialect d) {
@@ -215,14 +224,25 @@ bool run_turn(const chat_args& a, conversation& conv, model& engine, tool_router
     }
     // Calls the model wrote without an id get one that is unique in the session (OpenAI's
     // random call_ shape, --seed makes it reproducible), in the message itself too, so that
-    // each reply can echo it.
+    // each reply can echo it: the id the stream gave the call (its projection counts the
+    // same calls in the same order), else a new one.
     const call_ids ids = a.seed ? call_ids(*a.seed + g_responses++) : call_ids();
+    const std::vector<std::string> streamed = print.take_call_ids();
     std::size_t index = 0;
+    std::size_t nth = 0;  // calls the stream saw: function recipients and tool calls
+    const auto id_for = [&](bool streamed_call) {
+      std::string id = streamed_call && nth < streamed.size() ? streamed[nth] : ids(index);
+      ++index;
+      return id;
+    };
     for (auto& m : g.messages) {
       if (m.role != role::assistant) continue;
-      if (!m.recipient.empty() && m.call_id.empty()) m.call_id = ids(index++);
+      const bool function = classify_recipient(m.recipient) == recipient_kind::function;
+      if (!m.recipient.empty() && m.call_id.empty()) m.call_id = id_for(function);
+      if (function) ++nth;
       for (auto& c : m.tool_calls) {
-        if (c.id.empty()) c.id = ids(index++);
+        if (c.id.empty()) c.id = id_for(true);
+        ++nth;
       }
     }
     auto calls = tool_router::calls_in(g.messages);
