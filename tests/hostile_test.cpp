@@ -3,7 +3,11 @@
 // Nesting: no JSON path recurses on untrusted depth (default_max_json_depth, E-LIMIT-EXCEEDED).
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <functional>
 #include <new>
@@ -13,6 +17,10 @@
 #include "batch.hpp"
 #include "cli_support.hpp"
 #include "interchange/json_path.hpp"
+#include "ocml/response.hpp"
+#include "ocml/template.hpp"
+#include "ocml/tokens.hpp"
+#include "token_ids.hpp"
 
 namespace {
 
@@ -511,3 +519,42 @@ TEST(Hostile, InputsJustUnderAndOverEachLimitAreChunkInvariant) {
 }
 
 }  // namespace
+
+// Issue 23: every file reader read to EOF (/dev/zero grew until abort) and a FIFO as a
+// config blocked forever. A loader takes a regular file only, of at most 512 MiB, and says
+// why it refuses one, at once.
+TEST(Hostile, LoadersTakeRegularFilesOnly) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / ("ocml_fifo_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  const fs::path fifo = dir / "config.json";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  for (const std::string path : {std::string("/dev/zero"), fifo.string(), dir.string()}) {
+    auto tok = ocml::tokenizer::from_file(path);
+    ASSERT_FALSE(tok) << path;
+    EXPECT_EQ(tok.error().code, ocml::error_code::io_error) << path;
+    auto tpl = ocml::model_template::from_file(path);
+    ASSERT_FALSE(tpl) << path;
+    EXPECT_EQ(tpl.error().code, ocml::error_code::io_error) << path;
+    EXPECT_NE(tpl.error().message.find(path), std::string::npos) << tpl.error().message;
+    auto rt = ocml::response_template::from_file(path);
+    ASSERT_FALSE(rt) << path;
+    EXPECT_EQ(rt.error().code, ocml::error_code::io_error) << path;
+  }
+  fs::remove_all(dir);
+}
+
+// `ocml tokens decode` read around what was not an ID ("[9707" and "[[1]]" decoded with
+// exit 0): one flat array, or IDs between separators, else an error at its byte.
+TEST(Hostile, TokenIdsAreReadStrictly) {
+  for (const char* ok : {"[9707, 11]", "[]", " [1,2,3]\n", "1 2 3", "1,2,3\n", "7"}) {
+    EXPECT_TRUE(ocml::cli::read_token_ids(ok)) << ok;
+  }
+  EXPECT_EQ(*ocml::cli::read_token_ids("[9707, 11]"), (std::vector<ocml::token_id>{9707, 11}));
+  for (const char* bad :
+       {"[9707", "[[1]]", "[1 2]", "[1,]", "[,1]", "[1] 2", "-1", "1a", "x", "99999999999999"}) {
+    auto r = ocml::cli::read_token_ids(bad);
+    ASSERT_FALSE(r) << bad;
+    EXPECT_EQ(r.error().code, ocml::error_code::invalid_json) << bad;
+  }
+}

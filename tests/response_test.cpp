@@ -451,3 +451,62 @@ TEST(ResponseGuide, AnUnfinishedDelimiterHoldsAtMost64KiB) {
 }
 
 }  // namespace
+
+// Issue 23: a delimiter still unfinished after 64 KiB moved the search on one byte per
+// recursion (SIGSEGV on 200 000 newlines after <think>, or `a+b` on 200 000 `a`), and
+// once per byte it said so. Now a loop, a look for a finished match in between, and one
+// warning.
+TEST(ResponseHostile, LongUnfinishedDelimitersAreALoopWithOneWarning) {
+  const json spec = {{"fields",
+                      {{"thinking",
+                        {{"open_pattern", "<think>\\n*"},
+                         {"close_pattern", "\\n*(?:</think>\\n*|<\\|im_end\\|>)"},
+                         {"content_args", {{"strip", false}}}}},
+                       {"content", {{"close", "<|im_end|>"}}}}}};
+  const auto t = load(spec);
+  const std::string text = "<think>x" + std::string(200000, '\n');
+  for (const std::size_t chunk : {std::size_t{0}, std::size_t{4096}, std::size_t{65536}}) {
+    const auto r = ocml::test::run_response(t, text, {}, chunk);
+    ASSERT_TRUE(r.message) << r.message.error().to_string();
+    EXPECT_EQ((*r.message)["thinking"], "x" + std::string(200000, '\n')) << chunk;
+  }
+  // A finished delimiter after the long run is still found (the delimiter is at most
+  // 64 KiB: the newlines before that stay in the thinking).
+  const std::string closed = "<think>x" + std::string(100000, '\n') + "</think>\nanswer<|im_end|>";
+  auto m = ocml::parse_response(t, closed);
+  ASSERT_TRUE(m) << m.error().to_string();
+  const std::string thinking = (*m)["thinking"].get<std::string>();
+  EXPECT_EQ(thinking.substr(0, 2), "x\n");
+  EXPECT_EQ(thinking.find("</think>"), std::string::npos);
+  EXPECT_GT(thinking.size(), 100000u - 65536u);
+  EXPECT_EQ((*m)["content"], "answer");
+
+  const auto ab = load({{"fields", {{"content", {{"open_pattern", "a+b"}, {"close", "</x>"}}}}}});
+  ocml::response_parser p(ab, {.lenient = true}, [](const ocml::response_event&) {});
+  for (int i = 0; i < 50; ++i) p.push(std::string(4000, 'a'));
+  (void)p.finish();
+  std::size_t too_long = 0;
+  for (const auto& d : p.diagnostics()) too_long += d.code == ocml::error_code::limit_exceeded;
+  EXPECT_EQ(too_long, 1u);
+}
+
+// JSON nested 100 000 deep in a region is refused (it crashed the parser and every command
+// on it), and a call whose name is not a string keeps that value's text.
+TEST(ResponseHostile, DeepJsonInARegionIsRefusedAndOddNamesAreKept) {
+  const json spec = {{"fields",
+                      {{"tool_calls",
+                        {{"open", "<tool_call>"},
+                         {"close", "</tool_call>"},
+                         {"repeats", true},
+                         {"content", "json"}}}}}};
+  const auto t = load(spec);
+  const std::string deep =
+      "<tool_call>" + std::string(100000, '[') + std::string(100000, ']') + "</tool_call>";
+  auto m = ocml::parse_response(t, deep);
+  ASSERT_FALSE(m);
+  EXPECT_EQ(m.error().code, ocml::error_code::response_content);
+  auto odd = ocml::parse_response(t, R"(<tool_call>{"name": 123, "arguments": {}}</tool_call>)");
+  ASSERT_TRUE(odd) << odd.error().to_string();
+  const json o = ocml::response_to_openai(*odd);
+  EXPECT_EQ(o["tool_calls"][0]["function"]["name"], "123");
+}

@@ -32,6 +32,9 @@ struct template_limits {
   std::size_t max_output = std::size_t{64} << 20;  ///< bytes of output
   std::size_t max_steps = 10'000'000;              ///< loop iterations and calls, in all
   std::size_t max_depth = 100;  ///< nested macro calls (Python's limit is ~1000 frames)
+  /// The largest string (bytes) or list (items × 16 bytes) an operation may build: checked
+  /// before it is built (`'a' * 10**10`, `center`, `indent`, `replace`, `+`, `join`, …).
+  std::size_t max_value = std::size_t{64} << 20;
 };
 
 struct template_render_options {
@@ -105,6 +108,10 @@ class model_template {
   /// The template transformers would pick: `tool_use` when the request has tools and the
   /// config names one, else `default` (or the only one).
   [[nodiscard]] const chat_template& select(bool has_tools) const;
+  /// The template transformers would pick, or nullptr where it raises (a list of named
+  /// templates with neither `default` nor, with tools, `tool_use`). A repeated name is its
+  /// last template, as transformers reads the list into a dict.
+  [[nodiscard]] const chat_template* find(bool has_tools) const;
   /// The special tokens as template variables ({"bos_token": "<s>", …}).
   [[nodiscard]] const json& special_tokens() const noexcept { return special_; }
   /// Renders a JSON request: special tokens, then `options.kwargs`, then the request's
@@ -113,6 +120,7 @@ class model_template {
                                                 const template_json_options& options) const;
 
  private:
+  [[nodiscard]] std::string names() const;
   std::vector<std::pair<std::string, chat_template>> named_;
   json special_ = json::object();
 };

@@ -2,6 +2,8 @@
 // The content parsers of transformers' response templates, with Python's conversions.
 #include "response/content.hpp"
 
+#include "interchange/json_util.hpp"
+
 #include <cctype>
 #include <cmath>
 #include <cstdlib>
@@ -119,8 +121,11 @@ bool parse_json(std::string_view body, const content_spec& c, json& out, std::st
     const std::size_t at = working.find(mark);
     if (at != std::string::npos) working.replace(at, mark.size(), json(captured[i]).dump());
   }
-  out = json::parse(working, nullptr, false);
-  if (!out.is_discarded()) return true;
+  // Depth-guarded (model output may nest without end): too deep is not JSON.
+  if (auto parsed = detail::try_parse_json(working)) {
+    out = std::move(*parsed);
+    return true;
+  }
   if (c.allow_non_json) {
     out = std::string(detail::py_strip_ws(body));
     return true;
@@ -307,8 +312,8 @@ json coerce(const std::string& raw, const std::vector<std::string>& types) {
       const std::string_view s = detail::py_strip_ws(raw);
       if (s == "null" || s == "None") return nullptr;
     } else if (t == "object" || t == "array") {
-      json v = json::parse(raw, nullptr, false);
-      if (!v.is_discarded() && (t == "object" ? v.is_object() : v.is_array())) return v;
+      auto v = detail::try_parse_json(raw);
+      if (v && (t == "object" ? v->is_object() : v->is_array())) return std::move(*v);
     }
   }
   return raw;

@@ -54,6 +54,7 @@ executor::executor(std::shared_ptr<const spec> s, const response_parser_options&
   current_ = spec_->implicit;
   cache_.resize(spec_->fields.size() * 2);
   floor_.assign(spec_->fields.size() * 2, 0);
+  too_long_said_.assign(spec_->fields.size() * 2, false);
   read_prefix(o.prefix);
 }
 
@@ -122,6 +123,17 @@ void executor::read_prefix(std::string_view prefix) {
 }
 
 const executor::found& executor::search(std::size_t slot, const delimiter& d, bool eos) {
+  // A loop, not a recursion: a too-long match moves the look one byte on, and the input
+  // (not the stack) bounds how often (issue 23: 200 000 bytes overflowed the stack).
+  for (;;) {
+    bool again = false;
+    const found& f = search_once(slot, d, eos, again);
+    if (!again) return f;
+  }
+}
+
+const executor::found& executor::search_once(std::size_t slot, const delimiter& d, bool eos,
+                                             bool& again) {
   found& f = cache_[slot];
   const std::size_t end = base_ + buf_.size();
   if (f.valid && f.eos == eos && f.from <= pos_ && (!f.any || f.start >= pos_)) {
@@ -218,26 +230,54 @@ const executor::found& executor::search(std::size_t slot, const delimiter& d, bo
     }
     return f;
   }
+  // The match found, as this slot's answer.
+  const auto take = [&](regex_match& x, bool is_pending) -> const found& {
+    if (!is_pending) too_long_said_[slot] = false;
+    f.any = true;
+    f.start = base_ + x.start;
+    f.end = base_ + x.end;
+    f.pending = is_pending;
+    f.caps = std::move(x.groups);
+    return f;
+  };
   floor_[slot] = std::max(floor_[slot], base_ + m.start);
   const bool pending = !eos && (m.partial || m.end == lim);
   if ((pending ? lim : m.end) - m.start > kMaxHold) {
     // A delimiter is at most 64 KiB, whole or still unfinished (so a stream never holds
     // more, and chunking cannot change which one is found): a longer one is none.
-    report(error_code::limit_exceeded, base_ + m.start, lc_,
-           "a delimiter of " + std::to_string((pending ? lim : m.end) - m.start) +
-               (pending ? " bytes and still unfinished" : " bytes") +
-               " is longer than 64 KiB: not a delimiter",
-           true);
-    floor_[slot] = base_ + m.start + 1;
+    if (!too_long_said_[slot]) {
+      report(error_code::limit_exceeded, base_ + m.start, lc_,
+             "a delimiter of " + std::to_string((pending ? lim : m.end) - m.start) +
+                 (pending ? " bytes and still unfinished" : " bytes") +
+                 " is longer than 64 KiB: not a delimiter",
+             true);
+      too_long_said_[slot] = true;
+    }
     f.valid = false;
-    return search(slot, d, eos);
+    again = true;
+    if (pending) {
+      // Every match still unfinished that starts more than 64 KiB before the end is too
+      // long as well: rather than look again one byte on (quadratic on a long run of what
+      // the pattern takes, such as newlines before </think>), look once for a finished
+      // match in between, else start where a match may still be short enough.
+      const std::size_t tail = lim > kMaxHold ? lim - kMaxHold : 0;
+      regex_match c;
+      const bool complete =
+          d.re->search(hay.substr(0, lim), m.start + 1, false, c) == search_status::found &&
+          c.start < tail;
+      if (complete && c.end - c.start <= kMaxHold) {
+        again = false;
+        floor_[slot] = base_ + c.start;
+        f.valid = true;
+        return take(c, false);
+      }
+      floor_[slot] = base_ + (complete ? c.start + 1 : std::max(m.start + 1, tail));
+      return f;
+    }
+    floor_[slot] = base_ + m.start + 1;
+    return f;
   }
-  f.any = true;
-  f.start = base_ + m.start;
-  f.end = base_ + m.end;
-  f.pending = pending;
-  f.caps = std::move(m.groups);
-  return f;
+  return take(m, pending);
 }
 
 void executor::accumulate(std::size_t from, std::size_t to) {

@@ -39,6 +39,8 @@ class executor {
     std::size_t next_until = 0;     // the buffer end `next` was found in
   };
   const found& search(std::size_t slot, const delimiter& d, bool eos);
+  // One look; `again` when a match was too long and the look must start one byte on.
+  const found& search_once(std::size_t slot, const delimiter& d, bool eos, bool& again);
   void process(bool eos);
   void read_prefix(std::string_view prefix);
   void accumulate(std::size_t from, std::size_t to);
@@ -74,6 +76,9 @@ class executor {
   /// Per slot: no match of its pattern starts before this absolute offset (what was read
   /// without finding one, and the starts given up on).
   std::vector<std::size_t> floor_;
+  // Per slot: a too-long delimiter was reported, and the run of them it starts is not
+  // reported again (one warning, not one per byte), until a delimiter is found.
+  std::vector<bool> too_long_said_;
   std::vector<diagnostic> diags_;
   std::optional<diagnostic> first_error_;
 };

@@ -21,6 +21,14 @@ const json* function_of(const json& call) {
   return call.contains("name") ? &call : nullptr;
 }
 
+// A call's name: its text, or, when the model wrote something else there (a number, an
+// object), that value's JSON text (never dropped, never an exception).
+std::string name_of(const json& fn) {
+  const auto n = fn.find("name");
+  if (n == fn.end() || n->is_null()) return {};
+  return n->is_string() ? n->get<std::string>() : n->dump();
+}
+
 // The id the model gave a call, or the response's generated id for the call at `index`.
 std::string call_id(const json& call, std::size_t index, const call_ids& ids) {
   const auto id = call.is_object() ? call.find("id") : call.end();
@@ -38,7 +46,8 @@ std::string arguments_text(const json& fn) {
 json response_to_openai(const json& message, const openai_options& options) {
   const call_ids ids = call_ids::from(options.call_id_seed);
   json out = json::object();
-  out["role"] = message.value("role", "assistant");
+  const auto role = message.find("role");
+  out["role"] = role != message.end() && role->is_string() ? *role : json("assistant");
   const auto content = message.find("content");
   out["content"] = content == message.end() ? json(nullptr)
                    : content->is_string()   ? *content
@@ -56,10 +65,9 @@ json response_to_openai(const json& message, const openai_options& options) {
     for (const auto& c : *calls) {
       const json* fn = function_of(c);
       if (fn == nullptr) continue;
-      list.push_back(
-          {{"id", call_id(c, list.size(), ids)},
-           {"type", "function"},
-           {"function", {{"name", fn->value("name", "")}, {"arguments", arguments_text(*fn)}}}});
+      list.push_back({{"id", call_id(c, list.size(), ids)},
+                      {"type", "function"},
+                      {"function", {{"name", name_of(*fn)}, {"arguments", arguments_text(*fn)}}}});
     }
     out["tool_calls"] = std::move(list);
   }
@@ -103,7 +111,7 @@ void response_projection::call(const json& value, std::size_t offset) {
   const json* fn = function_of(value);
   if (fn == nullptr) return;
   const std::string id = call_id(value, calls_, ids_);
-  const std::string name = fn->value("name", "");
+  const std::string name = name_of(*fn);
   const std::string args = arguments_text(*fn);
   delta d;
   d.offset = offset;

@@ -55,8 +55,9 @@ result<response_template> response_template::from_text(std::string_view json_tex
 
 result<response_template> response_template::from_file(const std::string& path) {
   std::string text;
-  if (!detail::read_file(path, text))
-    return make_error(error_code::io_error, "cannot read " + path);
+  std::string why;
+  if (!detail::read_file(path, text, &why))
+    return make_error(error_code::io_error, "cannot read " + why);
   auto t = from_text(text);
   if (!t) {
     diagnostic d = t.error();

@@ -42,8 +42,9 @@ result<model_format> model_format::load(const std::string& path) {
   std::error_code ec;
   if (fs::is_directory(file, ec)) file /= "tokenizer_config.json";
   std::string text;
-  if (!detail::read_file(file.string(), text)) {
-    return make_error(error_code::io_error, "cannot read " + file.string());
+  std::string why;
+  if (!detail::read_file(file.string(), text, &why)) {
+    return make_error(error_code::io_error, "cannot read " + why);
   }
   const json config = json::parse(text, nullptr, false);
   if (!config.is_object()) {

@@ -180,6 +180,21 @@ bool affix(const std::string& s, const value& what, bool prefix) {
 std::string py_replace(const std::string& s, const std::string& old, const std::string& rep,
                        std::int64_t count) {
   std::string out;
+  if (rep.size() > old.size()) {
+    // Bounded before it is built: each replacement adds rep - old bytes (an empty `old`
+    // matches at every character and both ends).
+    std::size_t n = 0;
+    if (old.empty()) {
+      n = code_points(s) + 1;
+    } else {
+      for (std::size_t at = s.find(old); at != std::string::npos; at = s.find(old, at + old.size()))
+        ++n;
+    }
+    if (count >= 0) n = std::min(n, static_cast<std::size_t>(count));
+    check_size_sum(s.size(), 0);
+    check_size_product(n, rep.size() - old.size());
+    check_size_sum(s.size(), n * (rep.size() - old.size()));
+  }
   if (old.empty()) {
     std::int64_t n = 0;
     const auto cps = code_point_pieces(s);
@@ -255,6 +270,25 @@ bool all_of_cps(const std::string& s, bool (*pred)(char32_t)) {
   return true;
 }
 
+// str.splitlines: breaks at \n, \r, \r\n, \v, \f, \x1c-\x1e, \x85, U+2028, U+2029.
+std::vector<std::string> py_splitlines(const std::string& s, bool keepends) {
+  std::vector<std::string> out;
+  std::size_t b = 0;
+  for (std::size_t i = 0; i < s.size();) {
+    const std::size_t at = i;
+    const char32_t c = decode(s, i);
+    const bool nl = c == '\n' || c == '\r' || c == 0x0B || c == 0x0C || c == 0x1C || c == 0x1D ||
+                    c == 0x1E || c == 0x85 || c == 0x2028 || c == 0x2029;
+    if (!nl) continue;
+    std::size_t end = i;
+    if (c == '\r' && i < s.size() && s[i] == '\n') end = ++i;
+    out.push_back(s.substr(b, (keepends ? end : at) - b));
+    b = end;
+  }
+  if (b < s.size()) out.push_back(s.substr(b));
+  return out;
+}
+
 value unsafe_method(std::string_view type, std::string_view name) {
   const std::string msg = "access to attribute '" + std::string(name) + "' of '" +
                           std::string(type) + "' object is unsafe.";
@@ -291,22 +325,7 @@ value string_method(const value& self, std::string_view name) {
   }
   if (name == "splitlines") {
     return fn(n, [s](interpreter&, call_args& a) {
-      const bool keep = truthy(opt(a, 0, "keepends", value(false)));
-      std::vector<std::string> out;
-      std::size_t b = 0;
-      for (std::size_t i = 0; i < s.size();) {
-        const std::size_t at = i;
-        const char32_t c = decode(s, i);
-        const bool nl = c == '\n' || c == '\r' || c == 0x0B || c == 0x0C || c == 0x1C ||
-                        c == 0x1D || c == 0x1E || c == 0x85 || c == 0x2028 || c == 0x2029;
-        if (!nl) continue;
-        std::size_t end = i;
-        if (c == '\r' && i < s.size() && s[i] == '\n') end = ++i;
-        out.push_back(s.substr(b, (keep ? end : at) - b));
-        b = end;
-      }
-      if (b < s.size()) out.push_back(s.substr(b));
-      return str_list(out);
+      return str_list(py_splitlines(s, truthy(opt(a, 0, "keepends", value(false)))));
     });
   }
   if (name == "startswith" || name == "endswith") {
@@ -352,6 +371,7 @@ value string_method(const value& self, std::string_view name) {
         }
         if (i > 0) out += s;
         out += items[i].str();
+        check_size(out.size());
       }
       return value(std::move(out));
     });
@@ -517,6 +537,7 @@ value f_join(interpreter&, const value& v, call& a) {
     if (!first) append_str(sep, out);
     first = false;
     append_str(attr != nullptr && !attr->is_none() ? attribute_path(item, *attr) : item, out);
+    check_size(out.size());
   }
   return value(std::move(out));
 }
@@ -662,29 +683,31 @@ value f_round(interpreter&, const value& v, call& a) {
   return value(r / m);
 }
 value f_indent(interpreter&, const value& v, call& a) {
+  // Jinja2's do_indent: the text plus a newline, split as str.splitlines splits (so \r\n,
+  // \r, U+2028… end lines too), joined with "\n"; every line but the first (and, unless
+  // `blank`, but the empty ones) indented.
   const value w = opt(a, 0, "width", value(4));
-  const std::string pad =
-      w.is_string()
-          ? w.str()
-          : std::string(static_cast<std::size_t>(std::max<std::int64_t>(0, w.as_int())), ' ');
   const bool first = truthy(opt(a, 1, "first", value(false)));
   const bool blank = truthy(opt(a, 2, "blank", value(false)));
-  const std::string s = to_str(v);
-  std::string out;
-  std::size_t b = 0;
-  bool is_first = true;
-  for (;;) {
-    const std::size_t nl = s.find('\n', b);
-    const std::string line = s.substr(b, nl == std::string::npos ? std::string::npos : nl - b);
-    if ((!is_first || first) && (blank || !line.empty() || (is_first && first))) {
-      if (blank || !py_strip(line, nullptr, true, true).empty() || (is_first && first)) out += pad;
-    }
-    out += line;
-    if (nl == std::string::npos) break;
-    out.push_back('\n');
-    b = nl + 1;
-    is_first = false;
+  const std::string s = to_str(v) + "\n";
+  const std::vector<std::string> lines = py_splitlines(s, false);
+  std::size_t pad_len = 0;
+  if (w.is_string()) {
+    pad_len = w.str().size();
+  } else {
+    pad_len = static_cast<std::size_t>(std::max<std::int64_t>(0, w.as_int()));
   }
+  check_size_sum(s.size(), 0);
+  check_size_product(pad_len, lines.size() + 1);
+  check_size_sum(s.size(), pad_len * (lines.size() + 1));
+  const std::string pad = w.is_string() ? w.str() : std::string(pad_len, ' ');
+  std::string out;
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    if (i > 0) out.push_back('\n');
+    if (i > 0 && (blank || !lines[i].empty())) out += pad;
+    out += lines[i];
+  }
+  if (first) out.insert(0, pad);
   return value(std::move(out));
 }
 value f_wordcount(interpreter&, const value& v, call&) {
@@ -692,9 +715,11 @@ value f_wordcount(interpreter&, const value& v, call&) {
 }
 value f_center(interpreter&, const value& v, call& a) {
   const std::string s = to_str(v);
-  const auto width = static_cast<std::size_t>(opt(a, 0, "width", value(80)).as_int());
+  const std::int64_t w = opt(a, 0, "width", value(80)).as_int();
   const std::size_t n = code_points(s);
-  if (width <= n) return value(s);
+  if (w <= 0 || static_cast<std::size_t>(w) <= n) return value(s);
+  const auto width = static_cast<std::size_t>(w);
+  check_size_sum(s.size(), width - n);
   const std::size_t total = width - n;
   const std::size_t left = total / 2 + (total & width & 1);
   return value(std::string(left, ' ') + s + std::string(total - left, ' '));
@@ -1162,7 +1187,21 @@ value builtin_global(std::string_view name) {
         type_error("range expected at least 1 argument, got 0");
       }
       if (step == 0) fail(error_code::template_type, "range() arg 3 must not be zero");
+      // Jinja2's sandbox (transformers renders in one) refuses ranges of more than
+      // MAX_RANGE items before making them.
+      constexpr std::int64_t kMaxRange = 100000;
+      const __int128 span =
+          step > 0 ? static_cast<__int128>(stop) - start : static_cast<__int128>(start) - stop;
+      const __int128 len = span <= 0
+                               ? 0
+                               : (span + (step > 0 ? step : -static_cast<__int128>(step)) - 1) /
+                                     (step > 0 ? step : -static_cast<__int128>(step));
+      if (len > kMaxRange) {
+        fail(error_code::template_type,
+             "Range too big. The sandbox blocks ranges larger than MAX_RANGE (100000).");
+      }
       list out;
+      out.reserve(static_cast<std::size_t>(len));
       for (std::int64_t i = start; step > 0 ? i < stop : i > stop; i += step) {
         in.step();
         out.emplace_back(i);
@@ -1200,9 +1239,23 @@ value builtin_global(std::string_view name) {
   if (name == "strftime_now") {
     return fn("strftime_now", [](interpreter& in, call_args& a) {
       const std::string f = to_str(need(a, 0, "format", "strftime_now"));
-      char buf[256];
-      const std::size_t n = std::strftime(buf, sizeof buf, f.c_str(), &in.now);
-      return value(std::string(buf, n));
+      // No conversion writes more than 64 bytes: a buffer of 64 per format byte holds any
+      // result (it was 256 bytes, and a longer result came out as ''). Python formats a
+      // NUL in the format as itself; strftime stops there, so each piece is done apart.
+      std::string out;
+      std::size_t b = 0;
+      while (b <= f.size()) {
+        const std::size_t e = std::min(f.find('\0', b), f.size());
+        const std::string piece = f.substr(b, e - b);
+        check_size_sum(out.size(), piece.size() * 64 + 1);
+        std::string buf(piece.size() * 64 + 1, '\0');
+        const std::size_t n = std::strftime(buf.data(), buf.size(), piece.c_str(), &in.now);
+        out.append(buf.data(), n);
+        if (e == f.size()) break;
+        out.push_back('\0');
+        b = e + 1;
+      }
+      return value(std::move(out));
     });
   }
   return value::undefined();

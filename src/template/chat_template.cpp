@@ -279,8 +279,9 @@ result<prepared> prepare(std::string_view json_text, const template_json_options
       if (k.is_string()) p.globals.set(k.str(), v);
     }
   }
+  // transformers picks `tool_use` when tools is not None (an empty list included).
   const tmpl::value* tools = p.globals.find("tools");
-  p.has_tools = tools != nullptr && tools->is_list() && !tools->items().empty();
+  p.has_tools = tools != nullptr && !tools->is_none() && !tools->is_undefined();
   // continue_final_message: the request's own key wins over the options', checked against
   // add_generation_prompt as transformers checks it.
   const tmpl::value c = get("continue_final_message", tmpl::value(options.continue_final_message));
@@ -373,6 +374,19 @@ std::optional<std::string> token_text(const json& v) {
 result<model_template> model_template::from_text(std::string_view text) {
   model_template m;
   const auto j = detail::try_parse_json(text);
+  // A file that opens as a JSON object ('{' then '"' or '}') is a config, not template text
+  // (a template opens `{{` or `{%`): broken, it is an error, never rendered as text.
+  const std::size_t open = text.find_first_not_of(" \t\r\n");
+  const std::size_t next =
+      open == std::string_view::npos ? open : text.find_first_not_of(" \t\r\n", open + 1);
+  const bool looks_json = open != std::string_view::npos && text[open] == '{' &&
+                          next != std::string_view::npos &&
+                          (text[next] == '"' || text[next] == '}');
+  if (looks_json && (!j || !j->is_object())) {
+    return make_error(error_code::invalid_json,
+                      "the file opens as a JSON config (a tokenizer_config.json) but is not "
+                      "valid JSON");
+  }
   if (!j || !j->is_object()) {
     auto t = chat_template::compile(text);
     if (!t) return t.error();
@@ -424,30 +438,54 @@ result<model_template> model_template::from_text(std::string_view text) {
 
 result<model_template> model_template::from_file(const std::string& path) {
   std::string text;
-  if (!detail::read_file(path, text))
-    return make_error(error_code::io_error, "cannot read " + path);
+  std::string why;
+  if (!detail::read_file(path, text, &why))
+    return make_error(error_code::io_error, "cannot read " + why);
   return from_text(text);
 }
 
-const chat_template& model_template::select(bool has_tools) const {
+const chat_template* model_template::find(bool has_tools) const {
+  // As transformers reads a list of named templates: into a dict, so a repeated name is
+  // its last template.
   const auto named = [this](std::string_view n) -> const chat_template* {
-    for (const auto& [k, t] : named_) {
-      if (k == n) return &t;
+    for (auto it = named_.rbegin(); it != named_.rend(); ++it) {
+      if (it->first == n) return &it->second;
     }
     return nullptr;
   };
   if (has_tools) {
-    if (const auto* t = named("tool_use")) return *t;
+    if (const auto* t = named("tool_use")) return t;
   }
-  if (const auto* t = named("default")) return *t;
-  return named_.front().second;
+  return named("default");
+}
+
+const chat_template& model_template::select(bool has_tools) const {
+  const chat_template* t = find(has_tools);
+  return t != nullptr ? *t : named_.front().second;
+}
+
+std::string model_template::names() const {
+  std::string out = "[";
+  for (std::size_t i = 0; i < named_.size(); ++i) {
+    if (i > 0) out += ", ";
+    out += "'" + named_[i].first + "'";
+  }
+  return out + "]";
 }
 
 result<std::string> model_template::render_json(std::string_view json_text,
                                                 const template_json_options& options) const {
   auto p = prepare(json_text, options, special_);
   if (!p) return p.error();
-  auto out = run(*select(p->has_tools).prog_, p->globals, options.render);
+  const chat_template* t = find(p->has_tools);
+  if (t == nullptr) {
+    return make_error(error_code::template_type,
+                      "This model has multiple chat templates with no default specified! Please "
+                      "either pass a chat template or the name of the template you wish to use "
+                      "to the `chat_template` argument. Available template names are " +
+                          names() + ".");
+  }
+  auto out = run(*t->prog_, p->globals, options.render);
   if (!out || !p->cont) return out;
   return continue_final(std::move(*out), p->final_content);
 }

@@ -30,9 +30,39 @@ void frame::set(std::string_view name, value v) {
   vars.emplace_back(std::string(name), std::move(v));
 }
 
+namespace {
+
+// The limits of the template running on this thread (check_size needs them in operations
+// that have no interpreter at hand).
+thread_local const limits* running_limits = nullptr;
+
+}  // namespace
+
+void check_size(std::size_t bytes) {
+  if (running_limits != nullptr && bytes > running_limits->max_value) {
+    fail(error_code::limit_exceeded, "a value of " + std::to_string(bytes) +
+                                         " bytes is beyond the template's limit of " +
+                                         std::to_string(running_limits->max_value));
+  }
+}
+
+void check_size_sum(std::size_t a, std::size_t b) {
+  check_size(a + b < a ? static_cast<std::size_t>(-1) : a + b);
+}
+
+void check_size_product(std::size_t a, std::size_t b) {
+  std::size_t r = 0;
+  check_size(__builtin_mul_overflow(a, b, &r) ? static_cast<std::size_t>(-1) : r);
+}
+
 interpreter::interpreter(const program& p, const frame& globals, const limits& l, std::string& out)
-    : lim(l), prog_(p), scope_(&root_), out_(&out) {
+    : lim(l), prog_(p), scope_(&root_), out_(&out), saved_limits_(running_limits) {
   root_.parent = &globals;
+  running_limits = &lim;
+}
+
+interpreter::~interpreter() {
+  running_limits = saved_limits_;
 }
 
 void interpreter::run() {
@@ -135,13 +165,23 @@ value get_item(const value& obj, const value& key) {
   check_defined(obj);
   if (obj.is_dict()) {
     if (const value* v = obj.map().find(key)) return *v;
+    // Jinja2's getitem falls back to getattr: d['items'] without such a key is the method.
+    if (key.is_string()) {
+      value m = method_of(obj, key.str());
+      if (!m.is_undefined()) return m;
+    }
   } else if (obj.is_list() && (key.is_int() || key.is_bool())) {
     std::size_t i = 0;
     if (py_index(key.as_int(), obj.items().size(), i)) return obj.items()[i];
   } else if (obj.is_string() && (key.is_int() || key.is_bool())) {
-    const auto cps = code_point_pieces(obj.str());
+    const std::string& str = obj.str();
+    const std::size_t n = code_points(str);
     std::size_t i = 0;
-    if (py_index(key.as_int(), cps.size(), i)) return value(cps[i]);
+    if (py_index(key.as_int(), n, i)) {
+      if (n == str.size()) return value(str.substr(i, 1));  // ASCII
+      const std::size_t at = code_point_offset(str, i);
+      return value(str.substr(at, code_point_offset(std::string_view(str).substr(at), 1)));
+    }
   } else if (obj.is_object() && key.is_string()) {
     return obj.obj()->attr(key.str());
   }
@@ -220,6 +260,9 @@ namespace {
 }
 
 value repeat(const value& seq, std::int64_t n) {
+  const std::size_t unit = seq.is_string() ? seq.str().size() : seq.items().size() * 16;
+  if (n <= 0 || unit == 0) return seq.is_string() ? value("") : value(list{});
+  check_size_product(unit, static_cast<std::size_t>(n));
   if (seq.is_string()) {
     std::string out;
     for (std::int64_t i = 0; i < n; ++i) out += seq.str();
@@ -309,25 +352,70 @@ value percent_format(const std::string& fmt, const value& args) {
     const char c = fmt[i];
     if (c == '%') {
       out.push_back('%');
-    } else if (c == 's') {
-      out += to_str(next());
-    } else if (c == 'r') {
-      append_repr(next(), out);
+    } else if (c == 's' || c == 'r') {
+      // Width ('-': on the left) and precision (a cut) in characters, as Python pads.
+      std::string text;
+      if (c == 's') {
+        text = to_str(next());
+      } else {
+        append_repr(next(), text);
+      }
+      const std::size_t dot = spec.find('.');
+      if (dot != std::string::npos) {
+        const auto keep =
+            static_cast<std::size_t>(std::strtoull(spec.c_str() + dot + 1, nullptr, 10));
+        const auto pieces = code_point_pieces(text);
+        if (keep < pieces.size()) {
+          text.resize(static_cast<std::size_t>(pieces[keep].data() - text.data()));
+        }
+      }
+      const std::size_t digits = spec.find_first_of("123456789");
+      const std::size_t width =
+          digits != std::string::npos && (dot == std::string::npos || digits < dot)
+              ? static_cast<std::size_t>(std::strtoull(spec.c_str() + digits, nullptr, 10))
+              : 0;
+      const std::size_t n = code_points(text);
+      if (width > n) {
+        check_size_sum(out.size() + text.size(), width - n);
+        const bool left = spec.find('-') != std::string::npos;
+        if (!left) out.append(width - n, ' ');
+        out += text;
+        if (left) out.append(width - n, ' ');
+      } else {
+        out += text;
+      }
     } else if (c == 'd' || c == 'i' || c == 'f' || c == 'x') {
       const value& v = next();
       if (!v.is_number())
         type_error("%" + std::string(1, c) + " format: a real number is required, not " +
                    std::string(type_name(v)));
-      char buf[64];
-      const std::string f = "%" + spec + (c == 'f' ? "f" : c == 'x' ? "llx" : "lld");
-      if (c == 'f') {
-        std::snprintf(buf, sizeof buf, f.c_str(), v.as_double());
-      } else {
-        std::snprintf(
-            buf, sizeof buf, f.c_str(),
-            static_cast<long long>(v.is_float() ? float_to_int(v.as_double()) : v.as_int()));
+      // The width and precision are bounded before anything is written (a width of
+      // 10**9 is a value of 10**9 bytes), and the text is written whole, not cut.
+      const std::size_t digits = spec.find_first_of("123456789");
+      if (digits != std::string::npos) {
+        check_size(static_cast<std::size_t>(std::strtoull(spec.c_str() + digits, nullptr, 10)));
+        const std::size_t dot = spec.find('.');
+        if (dot != std::string::npos) {
+          check_size(static_cast<std::size_t>(std::strtoull(spec.c_str() + dot + 1, nullptr, 10)));
+        }
       }
-      out += buf;
+      const std::string f = "%" + spec + (c == 'f' ? "f" : c == 'x' ? "llx" : "lld");
+      const double d = c == 'f' ? v.as_double() : 0.0;
+      const auto i = c == 'f' ? 0LL
+                              : static_cast<long long>(v.is_float() ? float_to_int(v.as_double())
+                                                                    : v.as_int());
+      const int need = c == 'f' ? std::snprintf(nullptr, 0, f.c_str(), d)
+                                : std::snprintf(nullptr, 0, f.c_str(), i);
+      if (need > 0) {
+        std::string buf(static_cast<std::size_t>(need) + 1, '\0');
+        if (c == 'f') {
+          std::snprintf(buf.data(), buf.size(), f.c_str(), d);
+        } else {
+          std::snprintf(buf.data(), buf.size(), f.c_str(), i);
+        }
+        buf.resize(static_cast<std::size_t>(need));
+        out += buf;
+      }
     } else {
       type_error(std::string("unsupported format character '") + c + "'");
     }
@@ -341,7 +429,9 @@ value percent_format(const std::string& fmt, const value& args) {
 value binary_op(std::string_view op, const value& l, const value& r) {
   if (op == "~") {
     std::string s = to_str(l);
+    if (r.is_string()) check_size_sum(s.size(), r.str().size());
     append_str(r, s);
+    check_size(s.size());
     return value(std::move(s));
   }
   check_defined(l);
@@ -350,6 +440,7 @@ value binary_op(std::string_view op, const value& l, const value& r) {
   if (numeric(l) && numeric(r)) return arith(op, l, r);
   if (op == "+") {
     if (l.is_string() && r.is_string()) {
+      check_size_sum(l.str().size(), r.str().size());
       if (!l.safe && !r.safe) return value(l.str() + r.str());
       // markupsafe: Markup + str escapes the str (and str + Markup, through __radd__).
       value out((l.safe ? l.str() : html_escape(l.str())) +
@@ -358,6 +449,7 @@ value binary_op(std::string_view op, const value& l, const value& r) {
       return out;
     }
     if (l.is_list() && r.is_list()) {
+      check_size_product(l.items().size() + r.items().size(), 16);
       list out = l.items();
       out.insert(out.end(), r.items().begin(), r.items().end());
       return value(std::move(out));
@@ -459,12 +551,12 @@ value slice_expr::eval(interpreter& in) const {
   const auto b = bound(stop);
   const std::int64_t st = bound(step).value_or(1);
   if (st == 0) fail(error_code::template_type, "slice step cannot be zero");
-  std::vector<std::string_view> cps;
   const bool is_str = o.is_string();
-  if (is_str) cps = code_point_pieces(o.str());
   if (!is_str && !o.is_list())
     type_error("'" + std::string(type_name(o)) + "' object is not subscriptable");
-  const auto n = static_cast<std::int64_t>(is_str ? cps.size() : o.items().size());
+  // Characters are counted without being split out; only a step other than 1 splits them.
+  const std::size_t chars = is_str ? code_points(o.str()) : 0;
+  const auto n = static_cast<std::int64_t>(is_str ? chars : o.items().size());
   // Python's slice.indices.
   const auto clamp = [&](std::optional<std::int64_t> v, std::int64_t def) {
     if (!v) return def;
@@ -475,6 +567,19 @@ value slice_expr::eval(interpreter& in) const {
   };
   const std::int64_t from = clamp(a, st > 0 ? 0 : n - 1);
   const std::int64_t to = clamp(b, st > 0 ? n : -1);
+  if (is_str && st == 1) {
+    if (from >= to) return value("");
+    const std::string_view str = o.str();
+    if (chars == str.size()) {  // ASCII
+      return value(str.substr(static_cast<std::size_t>(from), static_cast<std::size_t>(to - from)));
+    }
+    const std::size_t b0 = code_point_offset(str, static_cast<std::size_t>(from));
+    const std::size_t b1 =
+        b0 + code_point_offset(str.substr(b0), static_cast<std::size_t>(to - from));
+    return value(str.substr(b0, b1 - b0));
+  }
+  std::vector<std::string_view> cps;
+  if (is_str) cps = code_point_pieces(o.str());
   std::string s;
   list l;
   for (std::int64_t i = from; st > 0 ? i < to : i > to; i += st) {

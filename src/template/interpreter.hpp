@@ -24,9 +24,20 @@ struct frame {
   void set(std::string_view name, value v);
 };
 
+/// Raises E-LIMIT-EXCEEDED when a value of `bytes` is beyond the running template's
+/// max_value (a string's bytes, a list's items × 16); nothing when no template runs on this
+/// thread. Called before the value is built.
+void check_size(std::size_t bytes);
+/// check_size of `a` + `b`, or of `a` × `b`, without overflow.
+void check_size_sum(std::size_t a, std::size_t b);
+void check_size_product(std::size_t a, std::size_t b);
+
 class interpreter {
  public:
   interpreter(const program& p, const frame& globals, const limits& l, std::string& out);
+  ~interpreter();
+  interpreter(const interpreter&) = delete;
+  interpreter& operator=(const interpreter&) = delete;
 
   void run();
 
@@ -68,6 +79,7 @@ class interpreter {
   frame* scope_;
   std::string* out_;
   std::size_t steps_ = 0;
+  const limits* saved_limits_;  // the thread's running template before this one
 };
 
 // Operations (Python's and Jinja2's rules), shared by the nodes and the built-ins.

@@ -199,6 +199,10 @@ bool equal(const value& x, const value& y) {
     case 5:
       return x.str() == y.str();
     case 6: {
+      // Identity first, as Python's list and dict comparison: the same list is equal to
+      // itself (NaN items included) without a walk, so a list that shares itself at every
+      // level compares in time linear in its text, not exponential.
+      if (std::get<list_ptr>(x.v) == std::get<list_ptr>(y.v) && x.tuple == y.tuple) return true;
       const auto& a = x.items();
       const auto& b = y.items();
       if (a.size() != b.size() || x.tuple != y.tuple) return false;  // (1,) != [1]
@@ -208,6 +212,7 @@ bool equal(const value& x, const value& y) {
       return true;
     }
     case 7: {
+      if (std::get<dict_ptr>(x.v) == std::get<dict_ptr>(y.v)) return true;
       const auto& a = x.map().entries;
       const auto& b = y.map();
       if (a.size() != b.entries.size()) return false;
@@ -637,6 +642,17 @@ std::size_t code_points(std::string_view s) {
   std::size_t n = 0;
   for (const char c : s) n += (static_cast<unsigned char>(c) & 0xC0) != 0x80 ? 1 : 0;
   return n;
+}
+
+std::size_t code_point_offset(std::string_view s, std::size_t k) {
+  std::size_t i = 0;
+  for (; i < s.size(); ++i) {
+    if ((static_cast<unsigned char>(s[i]) & 0xC0) != 0x80) {
+      if (k == 0) return i;
+      --k;
+    }
+  }
+  return s.size();
 }
 
 std::vector<std::string_view> code_point_pieces(std::string_view s) {

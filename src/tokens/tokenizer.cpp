@@ -115,12 +115,6 @@ std::pair<std::size_t, const detail::added_token*> find_added(const bpe_model& m
   return {text.size(), nullptr};
 }
 
-std::string read_file(const std::string& path, bool& ok) {
-  std::string text;
-  ok = detail::read_file(path, text);
-  return text;
-}
-
 }  // namespace
 
 result<tokenizer> tokenizer::from_tokenizer_json(std::string_view json_text) {
@@ -137,9 +131,11 @@ result<tokenizer> tokenizer::from_tiktoken(std::string_view ranks_text,
 }
 
 result<tokenizer> tokenizer::from_file(const std::string& path, const tokenizer_options& options) {
-  bool ok = false;
-  const std::string text = read_file(path, ok);
-  if (!ok) return make_error(error_code::io_error, "cannot read tokenizer file '" + path + "'");
+  std::string text;
+  std::string why;
+  if (!detail::read_file(path, text, &why)) {
+    return make_error(error_code::io_error, "cannot read tokenizer file " + why);
+  }
   std::size_t first = text.find_first_not_of(" \t\r\n");
   if (first != std::string::npos && text[first] == '{') return from_tokenizer_json(text);
   return from_tiktoken(text, options);

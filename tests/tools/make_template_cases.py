@@ -93,6 +93,17 @@ CASES = [
     ("{% macro g(a) %}{{ a }}{% endmacro %}{{ g(1, 2, b=3) }}", {}),
     ("{% macro g(a) %}{{ a }}{% endmacro %}{{ g(1, 2) }}", {}),
     ("{% macro h() %}{{ varargs|length }}:{% for x in varargs %}{{ x }}{% endfor %}:{{ kwargs|dictsort }}{% endmacro %}{{ h(*[1, 2], **{'z': 1, 'a': 2}) }}", {}),
+    # indexing and slicing by characters (ASCII and not), without splitting the string
+    ("{{ s[0] }}{{ s[-1] }}{{ s[2:5] }}|{{ s[-3:] }}|{{ s[:-4] }}|{{ s[5:2] }}|{{ s[::2] }}|{{ s[::-1] }}|{{ a[3:7] }}{{ a[-2] }}|{{ s[100:] }}|", {"s": "añ日本語テキスト🙂x", "a": "plain ascii text"}),
+    # strftime_now with a long format, and a NUL in it
+    ("{{ strftime_now('%Y-%m-%d ' * 40)|length }} {{ strftime_now('%B%A' * 30)|length }}", {}),
+    # d['name'] without such a key is the dict's method (Jinja2's getitem falls back)
+    ("{{ d['items'] is callable }} {{ d['keys']()|list }} {{ d['get']('a') }} {{ d['zzz'] is defined }}", {"d": {"a": 1}}),
+    # indent splits lines as str.splitlines (\r\n, \r, U+2028 end lines too)
+    ("{{ s|indent(2) }}|{{ s|indent(2, true, true) }}|{{ ''|indent }}|{{ 'x\n'|indent(first=true) }}", {"s": "a\r\nb\rc\u2028d\n\n  \ne"}),
+    # the sandbox's range: at most MAX_RANGE (100 000) items
+    ("{{ range(100000)|length }} {{ range(0, 300000, 3)|length }} {{ range(5, -99990, -1)|length }}", {}),
+    ("{{ range(100001)|length }}", {}),
     # errors
     ("{{ raise_exception('refused: ' ~ 1) }}", {}),
     ("{{ x.y }}", {}),

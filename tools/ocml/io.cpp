@@ -17,19 +17,28 @@ input::~input() {
   if (map_ != nullptr) munmap(map_, size_);
 }
 
+namespace {
+
+// What a one-shot command reads from a pipe, a FIFO or a device (a regular file is mapped,
+// whatever its size): /dev/zero as input stops here instead of growing without end.
+constexpr std::size_t kMaxStreamedInput = std::size_t{256} << 20;
+
+}  // namespace
+
 bool input::open(const std::string& path, std::string& error) {
-  if (path == "-" || path.empty()) {
-    buffer_.assign(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
-    data_ = buffer_.data();
-    size_ = buffer_.size();
-    return true;
-  }
-  const int fd = ::open(path.c_str(), O_RDONLY);
+  const bool std_in = path == "-" || path.empty();
+  const int fd = std_in ? STDIN_FILENO : ::open(path.c_str(), O_RDONLY);
   if (fd < 0) {
     error = path + ": " + std::strerror(errno);
     return false;
   }
   struct stat st {};
+  const std::string name = std_in ? std::string("standard input") : path;
+  if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+    ::close(fd);
+    error = name + ": a directory, not a file";
+    return false;
+  }
   if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
     void* m = mmap(nullptr, static_cast<std::size_t>(st.st_size), PROT_READ,
                    MAP_PRIVATE | MAP_POPULATE, fd, 0);
@@ -37,16 +46,28 @@ bool input::open(const std::string& path, std::string& error) {
       map_ = m;
       data_ = static_cast<const char*>(m);
       size_ = static_cast<std::size_t>(st.st_size);
-      ::close(fd);
+      if (!std_in) ::close(fd);
       return true;
     }
   }
   char buf[1 << 16];
   ssize_t n = 0;
-  while ((n = ::read(fd, buf, sizeof buf)) > 0) buffer_.append(buf, static_cast<std::size_t>(n));
-  ::close(fd);
+  for (;;) {
+    n = ::read(fd, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    if (buffer_.size() + static_cast<std::size_t>(n) > kMaxStreamedInput) {
+      if (!std_in) ::close(fd);
+      error = name + ": more than " + std::to_string(kMaxStreamedInput) +
+              " bytes (a larger input must be a regular file, or go to `ocml stream`)";
+      return false;
+    }
+    buffer_.append(buf, static_cast<std::size_t>(n));
+  }
+  const int saved = errno;
+  if (!std_in) ::close(fd);
   if (n < 0) {
-    error = path + ": " + std::strerror(errno);
+    error = name + ": " + std::strerror(saved);
     return false;
   }
   data_ = buffer_.data();

@@ -133,25 +133,6 @@ int run_tokens_decode(const tokens_args& a) {
   return 0;
 }
 
-result<std::vector<token_id>> read_token_ids(std::string_view text) {
-  std::vector<token_id> ids;
-  for (std::size_t i = 0; i < text.size();) {
-    const char c = text[i];
-    if (c == '[' || c == ']' || c == ',' || c == ' ' || c == '\t' || c == '\r' || c == '\n') {
-      ++i;
-      continue;
-    }
-    token_id id = 0;
-    const auto r = std::from_chars(text.data() + i, text.data() + text.size(), id);
-    if (r.ec != std::errc{}) {
-      return make_error(error_code::invalid_json, "byte " + std::to_string(i) + ": not a token ID");
-    }
-    ids.push_back(id);
-    i = static_cast<std::size_t>(r.ptr - text.data());
-  }
-  return ids;
-}
-
 int run_tokens_check(const tokens_args& a) {
   auto tok = tokenizer::from_file(a.tokenizer, {.encoding = a.encoding});
   if (!tok) {

@@ -10,6 +10,7 @@
 #include "ocml/dialect.hpp"
 #include "ocml/error.hpp"
 #include "ocml/tokens.hpp"
+#include "token_ids.hpp"
 
 namespace ocml::cli {
 
@@ -37,8 +38,5 @@ int run_tokens_encode(const tokens_args& a);
 int run_tokens_decode(const tokens_args& a);
 int run_tokens_check(const tokens_args& a);
 int run_tokens_extend(const tokens_args& a);
-
-/// Token IDs written as a JSON array or separated by white space.
-[[nodiscard]] result<std::vector<token_id>> read_token_ids(std::string_view text);
 
 }  // namespace ocml::cli
