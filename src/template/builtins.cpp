@@ -668,18 +668,43 @@ value f_abs(interpreter&, const value& v, call&) {
   type_error("bad operand type for abs(): '" + std::string(type_name(v)) + "'");
 }
 value f_round(interpreter&, const value& v, call& a) {
-  const auto precision = opt(a, 0, "precision", value(0)).as_int();
+  // Jinja2's do_round: `common` is Python's round() (half to even, on the float's exact
+  // value; an int stays an int), `ceil` and `floor` are math's, divided back as floats.
+  const std::int64_t precision = opt(a, 0, "precision", value(0)).as_int();
   const std::string method = to_str(opt(a, 1, "method", value("common")));
-  const double m = std::pow(10.0, static_cast<double>(precision));
-  const double x = v.as_double() * m;
-  double r = 0;
-  if (method == "ceil") {
-    r = std::ceil(x);
-  } else if (method == "floor") {
-    r = std::floor(x);
-  } else {
-    r = std::round(x);
+  if (method != "common" && method != "ceil" && method != "floor") {
+    type_error("method must be common, ceil or floor");
   }
+  if (method == "common" && (v.is_int() || v.is_bool() || is_bigint(v))) {
+    if (precision >= 0) return v.is_bool() ? value(v.as_int()) : v;
+    const value unit = int_arith("**", value(10), value(-precision));
+    const value half = int_arith("//", unit, value(2));
+    value q = int_arith("//", v, unit);
+    const value r = int_arith("-", v, int_arith("*", q, unit));
+    const int c = int_compare(r, half);
+    const bool odd = int_compare(int_arith("%", q, value(2)), value(0)) != 0;
+    if (c > 0 || (c == 0 && odd && int_compare(int_arith("%", unit, value(2)), value(0)) == 0)) {
+      q = int_arith("+", q, value(1));
+    }
+    return int_arith("*", q, unit);
+  }
+  const double x = v.is_float() ? v.as_double() : int_to_double(v);
+  if (method == "common") {
+    if (!std::isfinite(x)) return value(x);
+    if (precision >= 0 && precision <= 340) {
+      // printf rounds the exact binary value, ties to even: Python's round().
+      char buf[512];
+      std::snprintf(buf, sizeof buf, "%.*f", static_cast<int>(precision), x);
+      return value(std::strtod(buf, nullptr));
+    }
+    if (precision > 340) return value(x);
+    const double m = std::pow(10.0, static_cast<double>(-precision));
+    const double y = x / m;
+    double r = std::nearbyint(y);  // ties to even (the default rounding mode)
+    return value(r * m);
+  }
+  const double m = std::pow(10.0, static_cast<double>(precision));
+  const double r = method == "ceil" ? std::ceil(x * m) : std::floor(x * m);
   return value(r / m);
 }
 value f_indent(interpreter&, const value& v, call& a) {
@@ -807,8 +832,7 @@ value f_min(interpreter&, const value& v, call& a) {
 value f_batch(interpreter&, const value& v, call& a) {
   // Jinja2's do_batch, a generator: lists of `linecount` items, the last one filled.
   const std::int64_t n = need(a, 0, "linecount", "batch").as_int();
-  const value* f = a.arg(1, "fill_with");
-  const value fill = f != nullptr ? *f : value(none_t{});
+  const value fill = opt(a, 1, "fill_with", value(none_t{}));
   return make_generator(
       "do_batch",
       [src = source{v}, n, fill, cur = list(), done = false]() mutable -> std::optional<value> {
@@ -830,6 +854,119 @@ value f_batch(interpreter&, const value& v, call& a) {
         }
         return value(std::move(cur));
       });
+}
+value f_slice(interpreter&, const value& v, call& a) {
+  // Jinja2's sync_do_slice, a generator: `slices` lists, the first ones one longer, the
+  // others filled when fill_with is given.
+  const std::int64_t slices = need(a, 0, "slices", "slice").as_int();
+  const value fill = opt(a, 1, "fill_with", value(none_t{}));
+  return make_generator(
+      "sync_do_slice",
+      [src = source{v}, slices, fill, seq = list(), k = std::int64_t{0}, offset = std::int64_t{0},
+       started = false]() mutable -> std::optional<value> {
+        if (!started) {
+          started = true;
+          while (auto x = src.next()) seq.push_back(std::move(*x));
+          if (slices <= 0 && !seq.empty()) {
+            fail(error_code::template_type, "integer division or modulo by zero");
+          }
+        }
+        if (k >= slices) return std::nullopt;
+        const auto n = static_cast<std::int64_t>(seq.size());
+        const std::int64_t per = n / slices;
+        const std::int64_t extra = n % slices;
+        const std::int64_t start = offset + k * per;
+        if (k < extra) ++offset;
+        const std::int64_t end = offset + (k + 1) * per;
+        list tmp(seq.begin() + std::clamp<std::int64_t>(start, 0, n),
+                 seq.begin() + std::clamp<std::int64_t>(std::max(start, end), 0, n));
+        if (!fill.is_none() && k >= extra) tmp.push_back(fill);
+        ++k;
+        return value(std::move(tmp));
+      });
+}
+value f_filesizeformat(interpreter&, const value& v, call& a) {
+  const double bytes = v.is_string() ? std::stod(v.str()) : v.as_double();
+  const bool binary = truthy(opt(a, 0, "binary", value(false)));
+  const double base = binary ? 1024 : 1000;
+  static const char* const dec[] = {"kB", "MB", "GB", "TB", "PB", "EB", "ZB", "YB"};
+  static const char* const bin[] = {"KiB", "MiB", "GiB", "TiB", "PiB", "EiB", "ZiB", "YiB"};
+  if (bytes == 1) return value("1 Byte");
+  if (bytes < base) {
+    return value(std::to_string(static_cast<long long>(bytes)) + " Bytes");
+  }
+  char buf[64];
+  double unit = base;
+  for (int i = 0; i < 8; ++i) {
+    unit = std::pow(base, i + 2);
+    if (bytes < unit || i == 7) {
+      std::snprintf(buf, sizeof buf, "%.1f %s", base * bytes / unit, binary ? bin[i] : dec[i]);
+      break;
+    }
+  }
+  return value(std::string(buf));
+}
+// urllib.parse.quote (UTF-8; letters, digits and _.-~ kept, and '/' unless for a query,
+// where a space is '+').
+std::string url_quote(const value& x, bool for_qs) {
+  const std::string s = to_str(x);
+  std::string out;
+  char hex[4];
+  for (const char ch : s) {
+    const auto c = static_cast<unsigned char>(ch);
+    if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+        c == '.' || c == '-' || c == '~' || (c == '/' && !for_qs)) {
+      out.push_back(static_cast<char>(c));
+    } else if (c == ' ' && for_qs) {
+      out.push_back('+');
+    } else {
+      std::snprintf(hex, sizeof hex, "%%%02X", c);
+      out += hex;
+    }
+  }
+  return out;
+}
+value f_urlencode(interpreter&, const value& v, call&) {
+  if (v.is_string() || !(v.is_list() || v.is_dict() || as_generator(v) != nullptr)) {
+    return value(url_quote(v, false));
+  }
+  std::string out;
+  const auto pair = [&](const value& k, const value& x) {
+    if (!out.empty()) out.push_back('&');
+    out += url_quote(k, true) + "=" + url_quote(x, true);
+  };
+  if (v.is_dict()) {
+    for (const auto& [k, x] : v.map().entries) pair(k, x);
+  } else {
+    for (const auto& item : iterate(v)) {
+      if (!item.is_list() || item.items().size() != 2) {
+        type_error("cannot unpack non-iterable " + std::string(type_name(item)) + " object");
+      }
+      pair(item.items()[0], item.items()[1]);
+    }
+  }
+  return value(std::move(out));
+}
+value f_xmlattr(interpreter&, const value& v, call& a) {
+  if (!v.is_dict())
+    type_error("'" + std::string(type_name(v)) + "' object has no attribute 'items'");
+  const bool autospace = truthy(opt(a, 0, "autospace", value(true)));
+  std::string out;
+  for (const auto& [k, x] : v.map().entries) {
+    if (x.is_none() || x.is_undefined()) continue;
+    const std::string key = to_str(k);
+    if (key.find_first_of(" \t\n\f\r/>=") != std::string::npos) {
+      type_error("Invalid character in attribute name: " + [&] {
+        std::string r;
+        append_repr(k, r);
+        return r;
+      }());
+    }
+    if (!out.empty()) out.push_back(' ');
+    out += html_escape(key) + "=\"" + (x.safe ? to_str(x) : html_escape(to_str(x))) + "\"";
+  }
+  if (autospace && !out.empty()) out.insert(0, " ");
+  return value(std::move(out));
 }
 value f_attr(interpreter&, const value& v, call& a) {
   return get_attr(v, to_str(need(a, 0, "name", "attr")));
@@ -996,6 +1133,10 @@ constexpr filter_fn kFilters[] = {
     {"replace", f_replace},
     {"reverse", f_reverse},
     {"round", f_round},
+    {"slice", f_slice},
+    {"filesizeformat", f_filesizeformat},
+    {"urlencode", f_urlencode},
+    {"xmlattr", f_xmlattr},
     {"safe", f_safe},
     {"select", f_select},
     {"selectattr", f_selectattr},
@@ -1099,6 +1240,15 @@ bool t_sameas(interpreter&, const value& v, call& a) {
 bool t_lower(interpreter&, const value& v, call&) {
   return py_str_is(to_str(v), py_pred::islower);
 }
+bool t_escaped(interpreter&, const value& v, call&) {
+  return v.safe;  // has __html__: Markup
+}
+bool t_filter(interpreter&, const value& v, call&) {
+  return v.is_string() && find_filter(v.str()) != nullptr;
+}
+bool t_test(interpreter&, const value& v, call&) {
+  return v.is_string() && find_test(v.str()) != nullptr;
+}
 bool t_upper(interpreter&, const value& v, call&) {
   return py_str_is(to_str(v), py_pred::isupper);
 }
@@ -1139,6 +1289,9 @@ constexpr test_fn kTests[] = {
     {"string", t_string},
     {"true", t_true},
     {"undefined", t_undefined},
+    {"escaped", t_escaped},
+    {"filter", t_filter},
+    {"test", t_test},
     {"upper", t_upper},
 };
 

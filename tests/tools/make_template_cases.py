@@ -101,6 +101,13 @@ CASES = [
     ("{{ d['items'] is callable }} {{ d['keys']()|list }} {{ d['get']('a') }} {{ d['zzz'] is defined }}", {"d": {"a": 1}}),
     # indent splits lines as str.splitlines (\r\n, \r, U+2028 end lines too)
     ("{{ s|indent(2) }}|{{ s|indent(2, true, true) }}|{{ ''|indent }}|{{ 'x\n'|indent(first=true) }}", {"s": "a\r\nb\rc\u2028d\n\n  \ne"}),
+    # round as Python's round (half to even, ints stay ints), ceil and floor
+    ("{{ 2.5|round }} {{ 3.5|round }} {{ 2.675|round(2) }} {{ -0.5|round }} {{ 42.55|round(1, 'floor') }} {{ 42.51|round(1, 'ceil') }} {{ 7|round }} {{ 1250|round(-2) }} {{ 1350|round(-2) }} {{ 1234.5|round(-2) }} {{ 1e300|round(2) }}", {}),
+    ("{{ 1.5|round(0, 'nearest') }}", {}),
+    # slice, filesizeformat, urlencode, xmlattr; the escaped, filter and test tests
+    ("{{ x|slice(3)|list }} {{ x|slice(3, 0)|list }} {{ []|slice(2)|list }} {{ 1|filesizeformat }} {{ 999|filesizeformat }} {{ 1500|filesizeformat }} {{ 3000000|filesizeformat(true) }} {{ 1e30|filesizeformat }}", {"x": [1, 2, 3, 4, 5, 6, 7]}),
+    ("{{ 'a b/c?d=é&'|urlencode }} {{ {'k': 'v w', 'n': 1}|urlencode }} {{ [('a', 'b&c')]|urlencode }} {{ {'class': 'a<b', 'none': none, 'id': 3}|xmlattr }}|{{ {'x': '1'}|xmlattr(false) }}", {}),
+    ("{{ 'x'|safe is escaped }} {{ 'x' is escaped }} {{ 'upper' is filter }} {{ 'nope' is filter }} {{ 'odd' is test }} {{ 'nope' is test }}", {}),
     # the sandbox's range: at most MAX_RANGE (100 000) items
     ("{{ range(100000)|length }} {{ range(0, 300000, 3)|length }} {{ range(5, -99990, -1)|length }}", {}),
     ("{{ range(100001)|length }}", {}),
