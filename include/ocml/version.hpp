@@ -4,14 +4,14 @@
 #pragma once
 
 #define OCML_VERSION_MAJOR 0
-#define OCML_VERSION_MINOR 2
+#define OCML_VERSION_MINOR 3
 #define OCML_VERSION_PATCH 0
 
 #define OCML_VERSION_STR_(x) #x
 #define OCML_VERSION_STR(x) OCML_VERSION_STR_(x)
 
 namespace ocml {
-/// "MAJOR.MINOR.PATCH", e.g. "0.2.0".
+/// "MAJOR.MINOR.PATCH", e.g. "0.3.0".
 inline constexpr const char* version_string =
     OCML_VERSION_STR(OCML_VERSION_MAJOR) "." OCML_VERSION_STR(
         OCML_VERSION_MINOR) "." OCML_VERSION_STR(OCML_VERSION_PATCH);

@@ -895,10 +895,9 @@ value f_filesizeformat(interpreter&, const value& v, call& a) {
   if (bytes < base) {
     return value(std::to_string(static_cast<long long>(bytes)) + " Bytes");
   }
-  char buf[64];
-  double unit = base;
+  char buf[64] = {};
   for (int i = 0; i < 8; ++i) {
-    unit = std::pow(base, i + 2);
+    const double unit = std::pow(base, i + 2);
     if (bytes < unit || i == 7) {
       std::snprintf(buf, sizeof buf, "%.1f %s", base * bytes / unit, binary ? bin[i] : dec[i]);
       break;
@@ -956,11 +955,9 @@ value f_xmlattr(interpreter&, const value& v, call& a) {
     if (x.is_none() || x.is_undefined()) continue;
     const std::string key = to_str(k);
     if (key.find_first_of(" \t\n\f\r/>=") != std::string::npos) {
-      type_error("Invalid character in attribute name: " + [&] {
-        std::string r;
-        append_repr(k, r);
-        return r;
-      }());
+      std::string r = "Invalid character in attribute name: ";
+      append_repr(k, r);
+      type_error(std::move(r));
     }
     if (!out.empty()) out.push_back(' ');
     out += html_escape(key) + "=\"" + (x.safe ? to_str(x) : html_escape(to_str(x))) + "\"";

@@ -342,7 +342,7 @@ int run_render_template(const render_args& a) {
   auto t = model_template::from_file(a.template_file);
   if (!t && a.batch.jsonl && t.error().code == error_code::template_syntax) {
     // A batch answers every line: a template that does not compile is each line's error.
-    const diagnostic d = t.error();
+    const diagnostic& d = t.error();
     return batch(a.batch, a.file,
                  [&d](const batch_line&, line_result& r) { r.diagnostics.push_back(d); });
   }
