@@ -334,12 +334,10 @@ result<conversation> read_openai_text(std::string_view text) {
   return c;
 }
 
-namespace {
 simdjson::simdjson_result<simdjson::dom::element> parse_nested(std::string_view text) {
   thread_local std::string buffer;
   return parse_padded(nested_parser(), buffer, text);
 }
-}  // namespace
 
 bool python_dumps_text(std::string_view text, std::string& out) {
   simdjson::dom::element doc;

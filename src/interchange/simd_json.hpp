@@ -33,6 +33,11 @@ namespace ocml::detail {
 [[nodiscard]] simdjson::simdjson_result<simdjson::dom::element> parse_document(
     std::string_view text);
 
+/// parse_document for JSON nested in a document being read (tool-call arguments): a second
+/// parser, so the document's elements stay valid. The result lives until the thread's next
+/// parse_nested. Both refuse nesting deeper than simdjson's 1024 levels (DEPTH_ERROR).
+[[nodiscard]] simdjson::simdjson_result<simdjson::dom::element> parse_nested(std::string_view text);
+
 /// True when no key of `e` (if it is an object) appears twice. The fast paths read objects
 /// by key and decline duplicates, which readers resolve differently.
 [[nodiscard]] bool unique_keys(simdjson::dom::element e);

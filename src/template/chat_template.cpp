@@ -178,14 +178,14 @@ tmpl::value from_element(simdjson::dom::element e) {
   }
 }
 
-// JSON text as json.loads reads it: simdjson when it takes the text, else the Python reader
-// (NaN, Infinity, integers beyond 64 bits). nullopt: not JSON to Python either.
-std::optional<tmpl::value> loads(std::string_view text, simdjson::dom::parser& parser) {
+// JSON text as json.loads reads it: simdjson when it takes the text (its 1024-level depth
+// bound holds for from_element's recursion), else the Python reader (NaN, Infinity,
+// integers beyond 64 bits). nullopt: not JSON to Python either. `nested`: text inside the
+// request (tool-call arguments), read with the second thread parser.
+std::optional<tmpl::value> loads(std::string_view text, bool nested) {
   simdjson::dom::element doc;
-  if (detail::json_too_deep(text, default_max_json_depth) == std::string_view::npos &&
-      parser.parse(text.data(), text.size()).get(doc) == simdjson::SUCCESS) {
-    return from_element(doc);
-  }
+  const auto parsed = nested ? detail::parse_nested(text) : detail::parse_document(text);
+  if (parsed.get(doc) == simdjson::SUCCESS) return from_element(doc);
   return tmpl::python_json_loads(text, default_max_json_depth);
 }
 
@@ -202,11 +202,9 @@ tmpl::value with_parsed_arguments(const tmpl::value& call) {
   }
   const tmpl::value* args = call.map().find("arguments");
   if (args == nullptr || !args->is_string()) return call;
-  // A parser of their own: the request's document stays alive.
-  thread_local simdjson::dom::parser args_parser;
   std::optional<tmpl::value> parsed;
   try {
-    parsed = loads(args->str(), args_parser);
+    parsed = loads(args->str(), true);
   } catch (const tmpl::template_error&) {  // json.loads's ValueError (4300 digits): kept too
   }
   if (!parsed) return call;  // not JSON: the string it is
@@ -248,7 +246,7 @@ result<prepared> prepare(std::string_view json_text, const template_json_options
                          const json& special) {
   std::optional<tmpl::value> request;
   try {
-    request = loads(json_text, detail::document_parser());
+    request = loads(json_text, false);
   } catch (const tmpl::template_error& e) {  // an integer beyond Python's 4300 digits
     return from(e);
   }

@@ -66,7 +66,12 @@ interpreter::~interpreter() {
 }
 
 void interpreter::run() {
-  exec_body(prog_.content);
+  try {
+    exec_body(prog_.content);
+  } catch (template_error& e) {
+    if (e.pos == static_cast<std::size_t>(-1)) e.pos = stmt_pos_;
+    throw;
+  }
 }
 
 value interpreter::lookup(std::string_view name) const {
@@ -92,14 +97,15 @@ void interpreter::step() {
 }
 
 void interpreter::exec_body(const body& b) {
+  // The statement running is remembered, not caught around: an error leaves it as it was
+  // at the throw (the innermost statement, which names where the template failed, as
+  // Jinja2's traceback gives its line), and run() puts it in the error once. A catch and
+  // rethrow at every level made each failing line cost an unwind per level.
+  const std::size_t enclosing = stmt_pos_;
   for (const auto& n : b) {
-    try {
-      n->exec(*this);
-    } catch (template_error& e) {
-      // The innermost statement names where the template failed (Jinja2 gives its line).
-      if (e.pos == static_cast<std::size_t>(-1)) e.pos = n->pos;
-      throw;
-    }
+    stmt_pos_ = n->pos;
+    n->exec(*this);
+    stmt_pos_ = enclosing;
     if (control != flow::normal) return;
   }
 }

@@ -79,6 +79,7 @@ class interpreter {
   frame* scope_;
   std::string* out_;
   std::size_t steps_ = 0;
+  std::size_t stmt_pos_ = static_cast<std::size_t>(-1);  // the statement running
   const limits* saved_limits_;  // the thread's running template before this one
 };
 
