@@ -191,7 +191,6 @@ std::string py_replace(const std::string& s, const std::string& old, const std::
         ++n;
     }
     if (count >= 0) n = std::min(n, static_cast<std::size_t>(count));
-    check_size_sum(s.size(), 0);
     check_size_product(n, rep.size() - old.size());
     check_size_sum(s.size(), n * (rep.size() - old.size()));
   }
@@ -722,7 +721,6 @@ value f_indent(interpreter&, const value& v, call& a) {
   } else {
     pad_len = static_cast<std::size_t>(std::max<std::int64_t>(0, w.as_int()));
   }
-  check_size_sum(s.size(), 0);
   check_size_product(pad_len, lines.size() + 1);
   check_size_sum(s.size(), pad_len * (lines.size() + 1));
   const std::string pad = w.is_string() ? w.str() : std::string(pad_len, ' ');
