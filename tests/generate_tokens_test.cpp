@@ -4,6 +4,8 @@
 // only from special IDs, and the HTTP client speaks vLLM's `return_token_ids` protocol.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "ocml/generate.hpp"
 #include "ocml/http_model.hpp"
 #include "ocml/token_render.hpp"
@@ -178,6 +180,11 @@ TEST(GenerateTokens, LimitsAndTruncation) {
   EXPECT_EQ(h.finish, ocml::finish_reason::length);
   EXPECT_LE(h.text.size(), 20u);
   EXPECT_EQ(*vocab().decode(h.token_ids), h.text);
+  // The cut is said, whatever the text's size (a token that does not fit is not fed, so the
+  // CLI's old guess from the size missed long tokens and exited 0).
+  EXPECT_TRUE(std::any_of(h.diagnostics.begin(), h.diagnostics.end(), [](const auto& d) {
+    return d.code == ocml::error_code::limit_exceeded && d.level == ocml::severity::warning;
+  }));
   // An engine that stops without a stop ID or finish reason: the stream was truncated.
   ocml::scripted_model dropped(
       {{.drop_connection = true, .ids = sampled("<|channel|>final<|message|>Hi")}});

@@ -558,3 +558,27 @@ TEST(Hostile, TokenIdsAreReadStrictly) {
     EXPECT_EQ(r.error().code, ocml::error_code::invalid_json) << bad;
   }
 }
+
+// The constrained-JSON check of harmony and OpenChatML bodies built its simdjson parser with
+// the depth limit as its *capacity* in bytes: any body over 1 KiB was "not valid JSON"
+// (seen as a depth limit of 510 levels). Size is no limit now; depth is the documented 1024.
+TEST(Hostile, ConstrainedJsonBodiesAreBoundedByDepthNotSize) {
+  const auto call = [](const std::string& body) {
+    return "<|start|>assistant to=functions.f<|channel|>commentary <|constrain|>json<|message|>" +
+           body + "<|call|>";
+  };
+  const auto diagnostics = [](const std::string& text) {
+    return ocml::parse(text, {.dialect = ocml::dialect::harmony}).diagnostics;
+  };
+  const std::string big = R"({"text": ")" + std::string(100000, 'x') + R"("})";
+  EXPECT_TRUE(diagnostics(call(big)).empty());
+  const std::size_t limit = ocml::limits{}.max_json_depth;
+  EXPECT_TRUE(diagnostics(call(std::string(limit, '[') + std::string(limit, ']'))).empty());
+  const auto deep = diagnostics(call(std::string(limit + 1, '[') + std::string(limit + 1, ']')));
+  ASSERT_EQ(deep.size(), 1u);
+  EXPECT_EQ(deep[0].code, ocml::error_code::body_constraint_violation);
+  EXPECT_NE(deep[0].message.find("deeper than 1024"), std::string::npos) << deep[0].message;
+  const auto broken = diagnostics(call(R"({"a": )" + std::string(5000, ' ')));
+  ASSERT_EQ(broken.size(), 1u);
+  EXPECT_NE(broken[0].message.find("not valid JSON"), std::string::npos) << broken[0].message;
+}

@@ -121,6 +121,14 @@ TEST(ModelFormat, EngineFailuresAreReported) {
   auto g3 = ocml::generate(longer, *f, *f->prompt(conv), conv, {.max_bytes = 10});
   EXPECT_EQ(g3.finish, ocml::finish_reason::length);
   EXPECT_EQ(g3.text.size(), 10U);
+  ASSERT_FALSE(g3.diagnostics.empty());
+  EXPECT_EQ(g3.diagnostics.back().code, ocml::error_code::limit_exceeded);
+  // The cut never splits a character (it cut "x" + 50 "é" inside the fifth at 10 bytes).
+  std::string e;
+  for (int i = 0; i < 50; ++i) e += "\xC3\xA9";
+  ocml::scripted_model accents({{.text = "x" + e + "<|im_end|>"}});
+  auto g4 = ocml::generate(accents, *f, *f->prompt(conv), conv, {.max_bytes = 10});
+  EXPECT_EQ(g4.text, "x" + e.substr(0, 8));
 }
 
 // Qwen3's own chat template (from ../shared/reference) with ocml's Qwen3 response template:

@@ -504,7 +504,29 @@ TEST(ResponseHostile, DeepJsonInARegionIsRefusedAndOddNamesAreKept) {
       "<tool_call>" + std::string(100000, '[') + std::string(100000, ']') + "</tool_call>";
   auto m = ocml::parse_response(t, deep);
   ASSERT_FALSE(m);
-  EXPECT_EQ(m.error().code, ocml::error_code::response_content);
+  EXPECT_EQ(m.error().code, ocml::error_code::limit_exceeded);
+  EXPECT_EQ(m.error().offset, 11u);  // the region's body
+  // Lenient keeps the text and says why, with the same code; 1 024 levels are still JSON.
+  ocml::response_parser p(t, {.lenient = true}, nullptr);
+  p.push("<tool_call>" + std::string(10000, '{') + "</tool_call>");
+  auto kept = p.finish();
+  ASSERT_TRUE(kept) << kept.error().to_string();
+  EXPECT_EQ((*kept)["tool_calls"][0], std::string(10000, '{'));
+  ASSERT_EQ(p.diagnostics().size(), 1u);
+  EXPECT_EQ(p.diagnostics()[0].code, ocml::error_code::limit_exceeded);
+  // In OpenAI form a "call" that is no call is text: it joins the content, never vanishes.
+  const json as_openai = ocml::response_to_openai(
+      {{"content", "Sure."}, {"tool_calls", json::array({std::string(3, '{'), 42})}});
+  EXPECT_EQ(as_openai["content"], "Sure.{{{42");
+  EXPECT_FALSE(as_openai.contains("tool_calls"));
+  const std::size_t limit = ocml::default_max_json_depth;
+  auto at_limit = ocml::parse_response(
+      t, "<tool_call>" + std::string(limit, '[') + std::string(limit, ']') + "</tool_call>");
+  EXPECT_TRUE(at_limit) << at_limit.error().to_string();
+  auto past = ocml::parse_response(t, "<tool_call>" + std::string(limit + 1, '[') +
+                                          std::string(limit + 1, ']') + "</tool_call>");
+  ASSERT_FALSE(past);
+  EXPECT_EQ(past.error().code, ocml::error_code::limit_exceeded);
   auto odd = ocml::parse_response(t, R"(<tool_call>{"name": 123, "arguments": {}}</tool_call>)");
   ASSERT_TRUE(odd) << odd.error().to_string();
   const json o = ocml::response_to_openai(*odd);

@@ -146,6 +146,33 @@ TEST(Tokens, UnsupportedFeaturesAreRefusedByName) {
   EXPECT_EQ(bad.error().code, ocml::error_code::tokenizer_format);
 }
 
+// Issue 23: a 3.5 KB tokenizer.json with one ID of 2 000 000 000 allocated 7 GB (the tables
+// are dense up to the largest ID). An ID is bounded by the entries the file holds (plus 2^20
+// for gaps), refused before anything is sized by it.
+TEST(Tokens, IdsFarBeyondTheEntriesAreRefused) {
+  for (const char* where : {"vocab", "added"}) {
+    for (const std::uint64_t id : {std::uint64_t{2000000000}, std::uint64_t{1} << 40}) {
+      json j = tiny_tokenizer_json();
+      if (std::string(where) == "vocab") {
+        j["model"]["vocab"]["hello"] = id;
+      } else {
+        j["added_tokens"][1]["id"] = id;
+      }
+      auto t = ocml::tokenizer::from_tokenizer_json(j.dump());
+      ASSERT_FALSE(t.ok()) << where << " " << id;
+      EXPECT_EQ(t.error().code, ocml::error_code::limit_exceeded) << t.error().to_string();
+      EXPECT_NE(t.error().message.find(std::to_string(id)), std::string::npos);
+    }
+  }
+  // A gap as real files have (added tokens well past the vocabulary) still loads.
+  json j = tiny_tokenizer_json();
+  j["added_tokens"][1]["id"] = 300000;
+  auto t = ocml::tokenizer::from_tokenizer_json(j.dump());
+  ASSERT_TRUE(t.ok()) << t.error().to_string();
+  const std::vector<token_id> far{300000};
+  EXPECT_EQ(*t->decode(far), "<think>");
+}
+
 std::string base64(std::string_view s) {
   static const char* k = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
   std::string out;

@@ -147,7 +147,8 @@ class response_parser {
 /// The message parse_response returned, in OpenAI chat form: `content`, `reasoning_content`
 /// (from `thinking`, `reasoning` or `reasoning_content`) and `tool_calls` with `id`s
 /// (call_ids ids where the model gave none: reproducible with `options.call_id_seed`) and
-/// `arguments` as JSON text.
+/// `arguments` as JSON text. A `tool_calls` entry that is no call (text lenient parsing kept
+/// where JSON was expected, a number) is appended to `content` as its text, never dropped.
 ///
 ///   ocml::response_to_openai({{"role", "assistant"}, {"thinking", "hm"}, {"content", "Hi"}})
 ///   // {"role": "assistant", "content": "Hi", "reasoning_content": "hm"}

@@ -90,7 +90,7 @@ std::string quote_keys(std::string_view s) {
   return out;
 }
 
-bool parse_json(std::string_view body, const content_spec& c, json& out, std::string& err) {
+bool parse_json(std::string_view body, const content_spec& c, json& out, content_error& err) {
   std::string working(body);
   std::vector<std::string> captured;
   if (!c.string_delims.empty()) {
@@ -121,7 +121,15 @@ bool parse_json(std::string_view body, const content_spec& c, json& out, std::st
     const std::size_t at = working.find(mark);
     if (at != std::string::npos) working.replace(at, mark.size(), json(captured[i]).dump());
   }
-  // Depth-guarded (model output may nest without end): too deep is not JSON.
+  // Depth-guarded (model output may nest without end): too deep is refused before any
+  // recursive code sees it, even where non-JSON text is allowed (the text is kept).
+  if (const std::size_t at = detail::json_too_deep(working, default_max_json_depth);
+      at != std::string_view::npos) {
+    err = "JSON nests deeper than " + std::to_string(default_max_json_depth) + " levels (at byte " +
+          std::to_string(at) + " of the region)";
+    err.code = error_code::limit_exceeded;
+    return false;
+  }
   if (auto parsed = detail::try_parse_json(working)) {
     out = std::move(*parsed);
     return true;
@@ -134,7 +142,7 @@ bool parse_json(std::string_view body, const content_spec& c, json& out, std::st
   return false;
 }
 
-bool sub_parse(const std::string* raw, const content_spec* vp, json& out, std::string& err) {
+bool sub_parse(const std::string* raw, const content_spec* vp, json& out, content_error& err) {
   if (raw == nullptr) {
     out = nullptr;
     return true;
@@ -146,7 +154,7 @@ bool sub_parse(const std::string* raw, const content_spec* vp, json& out, std::s
   return parse_content(*raw, *vp, out, err);
 }
 
-bool parse_xml_inline(std::string_view body, const content_spec& c, json& out, std::string& err) {
+bool parse_xml_inline(std::string_view body, const content_spec& c, json& out, content_error& err) {
   out = json::object();
   regex_match m;
   std::size_t at = 0;
@@ -186,7 +194,7 @@ bool parse_xml_inline(std::string_view body, const content_spec& c, json& out, s
   return true;
 }
 
-bool parse_kv_lines(std::string_view body, const content_spec& c, json& out, std::string& err) {
+bool parse_kv_lines(std::string_view body, const content_spec& c, json& out, content_error& err) {
   out = json::object();
   std::size_t at = 0;
   for (;;) {
@@ -390,7 +398,7 @@ bool py_float(std::string_view s, double& out) {
   return end == t.c_str() + t.size();
 }
 
-bool parse_content(std::string_view body, const content_spec& c, json& out, std::string& err) {
+bool parse_content(std::string_view body, const content_spec& c, json& out, content_error& err) {
   switch (c.type) {
     case content_type::text:
       out = std::string(c.strip ? detail::py_strip_ws(body) : body);

@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "ocml/error.hpp"
 #include "ocml/model.hpp"
 #include "response/spec.hpp"
 
@@ -15,9 +16,20 @@ namespace ocml::resp {
 
 using captures = std::vector<std::pair<std::string, std::string>>;
 
+/// Why a body did not parse: the message, and its code (E-LIMIT-EXCEEDED when JSON nests
+/// past the depth limit, else E-RESPONSE-CONTENT).
+struct content_error {
+  std::string text;
+  error_code code = error_code::response_content;
+  content_error& operator=(std::string s) {
+    text = std::move(s);
+    return *this;
+  }
+};
+
 /// Parses `body` as `c` says. False (with `err`) where transformers raises.
 [[nodiscard]] bool parse_content(std::string_view body, const content_spec& c, json& out,
-                                 std::string& err);
+                                 content_error& err);
 
 /// Reshapes `content` with the field's transform (a no-op without one).
 [[nodiscard]] bool apply_transform(const field_spec& f, const captures& caps, json content,

@@ -35,6 +35,12 @@ std::string call_id(const json& call, std::size_t index, const call_ids& ids) {
   return id != call.end() && id->is_string() ? id->get<std::string>() : ids(index);
 }
 
+// What a "call" that is no call (a string kept by lenient parsing, a number) said, as text:
+// it goes to the content rather than away (issue 23: it disappeared silently).
+std::string text_of(const json& v) {
+  return v.is_string() ? v.get<std::string>() : dump_json(v);
+}
+
 std::string arguments_text(const json& fn) {
   const auto args = fn.find("arguments");
   if (args == fn.end() || args->is_null()) return "{}";
@@ -62,14 +68,22 @@ json response_to_openai(const json& message, const openai_options& options) {
   const auto calls = message.find("tool_calls");
   if (calls != message.end() && calls->is_array() && !calls->empty()) {
     json list = json::array();
+    std::string not_calls;
     for (const auto& c : *calls) {
       const json* fn = function_of(c);
-      if (fn == nullptr) continue;
+      if (fn == nullptr) {
+        not_calls += text_of(c);
+        continue;
+      }
       list.push_back({{"id", call_id(c, list.size(), ids)},
                       {"type", "function"},
                       {"function", {{"name", name_of(*fn)}, {"arguments", arguments_text(*fn)}}}});
     }
-    out["tool_calls"] = std::move(list);
+    if (!list.empty()) out["tool_calls"] = std::move(list);
+    if (!not_calls.empty()) {
+      out["content"] =
+          (out["content"].is_string() ? out["content"].get<std::string>() : "") + not_calls;
+    }
   }
   return out;
 }
@@ -109,7 +123,15 @@ void response_projection::call(const json& value, std::size_t offset) {
     return;
   }
   const json* fn = function_of(value);
-  if (fn == nullptr) return;
+  if (fn == nullptr) {
+    const std::string t = text_of(value);
+    delta d;
+    d.kind = delta_kind::text;
+    d.offset = offset;
+    d.text = t;
+    if (!t.empty()) sink_(d);
+    return;
+  }
   const std::string id = call_id(value, calls_, ids_);
   const std::string name = name_of(*fn);
   const std::string args = arguments_text(*fn);

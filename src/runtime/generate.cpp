@@ -359,6 +359,16 @@ generation run::go(model& engine) {
     }
     g.diagnostics.push_back(std::move(d));
   }
+  if (over_limit_) {
+    // Said here, not guessed by the caller from the text's size: in token mode a token that
+    // does not fit is not fed, so the text can stop well short of the limit.
+    g.diagnostics.push_back({.code = error_code::limit_exceeded,
+                             .level = severity::warning,
+                             .offset = text_.size(),
+                             .line = 0,
+                             .message = "the completion reached max_bytes (" +
+                                        std::to_string(o_.max_bytes) + "): cut off"});
+  }
   if (truncated_ && !decoder_truncated) {
     g.diagnostics.push_back({.code = error_code::stream_truncated,
                              .offset = text_.size(),

@@ -6,6 +6,7 @@
 #include <filesystem>
 
 #include "core/read_file.hpp"
+#include "core/utf8.hpp"
 #include "ocml/json.hpp"
 
 namespace ocml {
@@ -113,7 +114,7 @@ format_generation generate(model& engine, const model_format& format, const std:
       return false;
     }
     if (options.max_bytes != 0 && g.text.size() + text.size() > options.max_bytes) {
-      text = text.substr(0, options.max_bytes - g.text.size());
+      text = text.substr(0, detail::utf8_cut(text, options.max_bytes - g.text.size()));
       over = true;
     }
     g.text.append(text);
@@ -122,6 +123,14 @@ format_generation generate(model& engine, const model_format& format, const std:
   });
   auto m = parser.finish();
   g.diagnostics = parser.diagnostics();
+  if (over) {
+    g.diagnostics.push_back({.code = error_code::limit_exceeded,
+                             .level = severity::warning,
+                             .offset = g.text.size(),
+                             .line = 0,
+                             .message = "the completion reached max_bytes (" +
+                                        std::to_string(options.max_bytes) + "): cut off"});
+  }
   if (!fin) {
     g.diagnostics.push_back(fin.error());
     g.finish = finish_reason::error;

@@ -78,6 +78,18 @@ std::string int_text(const value& v) {
   return std::to_string(v.as_int());
 }
 
+std::string int_magnitude_text(const value& v, int base, bool& negative) {
+  mpz m;
+  load(v, m);
+  negative = mpz_sgn(m.z) < 0;
+  mpz_abs(m.z, m.z);
+  std::string s(mpz_sizeinbase(m.z, base) + 2, '\0');
+  mpz_get_str(s.data(), base, m.z);
+  s.resize(std::char_traits<char>::length(s.c_str()));
+  if (base == 10 && s.size() > kIntMaxStrDigits) digits_error(s.size());
+  return s;
+}
+
 value int_from_text(std::string_view decimal) {
   const std::size_t n = decimal.size() - (!decimal.empty() && decimal[0] == '-' ? 1 : 0);
   if (n > kIntMaxStrDigits) digits_error(n);

@@ -31,6 +31,9 @@ struct bigint_object final : object {
 [[nodiscard]] bool is_integral(const value& v);
 /// The decimal text of an integral value, or of a big int.
 [[nodiscard]] std::string int_text(const value& v);
+/// The digits of |v| in base 2, 8, 10 or 16 (lower case), and whether v is negative: what
+/// format(v, 'b'/'o'/'d'/'x') writes after its sign.
+[[nodiscard]] std::string int_magnitude_text(const value& v, int base, bool& negative);
 /// The int of a decimal text ("-12", no sign '+', no blanks): int64 when it fits.
 /// Raises Python's ValueError (E-TEMPLATE-TYPE) beyond kIntMaxStrDigits digits.
 [[nodiscard]] value int_from_text(std::string_view decimal);

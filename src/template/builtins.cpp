@@ -12,6 +12,7 @@
 
 #include "core/utf8.hpp"
 #include "template/bigint.hpp"
+#include "template/format_spec.hpp"
 #include "template/interpreter.hpp"
 #include "template/unicode_case.hpp"
 
@@ -223,42 +224,162 @@ std::int64_t cp_index(const std::string& s, std::size_t byte) {
 }
 
 // str.format: "{}", "{0}", "{name}", "{{", "}}" (format specs and conversions left out).
-std::string py_format(const std::string& f, const call_args& a) {
-  std::string out;
-  std::size_t auto_i = 0;
-  for (std::size_t i = 0; i < f.size(); ++i) {
-    if (f[i] == '{' && i + 1 < f.size() && f[i + 1] == '{') {
-      out.push_back('{');
-      ++i;
-    } else if (f[i] == '}' && i + 1 < f.size() && f[i + 1] == '}') {
-      out.push_back('}');
-      ++i;
-    } else if (f[i] == '{') {
-      const std::size_t e = f.find('}', i);
-      if (e == std::string::npos)
-        fail(error_code::template_type, "Single '{' encountered in format string");
-      std::string key = f.substr(i + 1, e - i - 1);
-      const std::size_t colon = key.find_first_of(":!");
-      if (colon != std::string::npos) key.resize(colon);
-      const value* v = nullptr;
-      if (key.empty()) {
-        v = auto_i < a.positional.size() ? &a.positional[auto_i] : nullptr;
-        ++auto_i;
-      } else if (std::isdigit(static_cast<unsigned char>(key[0])) != 0) {
-        const auto k = static_cast<std::size_t>(std::strtoull(key.c_str(), nullptr, 10));
-        v = k < a.positional.size() ? &a.positional[k] : nullptr;
+// str.format as Jinja2's sandbox runs it: "{name!conv:spec}" fields, where the name is an
+// index, a keyword or empty (automatic), followed by .attr (an attribute, else an item, as
+// the sandbox's getattr) and [key] parts, and the spec may hold fields of its own.
+class py_formatter {
+ public:
+  explicit py_formatter(const call_args& a) : a_(a) {}
+
+  std::string run(std::string_view f, int depth) {
+    if (depth > 2) fail(error_code::template_type, "Max string recursion exceeded");
+    std::string out;
+    for (std::size_t i = 0; i < f.size(); ++i) {
+      const char c = f[i];
+      if ((c == '{' || c == '}') && i + 1 < f.size() && f[i + 1] == c) {
+        out.push_back(c);
+        ++i;
+      } else if (c == '}') {
+        fail(error_code::template_type, "Single '}' encountered in format string");
+      } else if (c == '{') {
+        const std::size_t e = field_end(f, i);
+        out += field(f.substr(i + 1, e - i - 1), depth);
+        check_size(out.size());
+        i = e;
       } else {
-        v = a.kw(key);
+        out.push_back(c);
       }
-      if (v == nullptr)
-        fail(error_code::template_type, "Replacement index out of range: {" + key + "}");
-      append_str(*v, out);
-      i = e;
-    } else {
-      out.push_back(f[i]);
     }
+    return out;
   }
-  return out;
+
+ private:
+  // The '}' that closes the field opened at `i` (fields nest inside a spec).
+  static std::size_t field_end(std::string_view f, std::size_t i) {
+    std::size_t depth = 0;
+    bool in_key = false;
+    for (std::size_t j = i; j < f.size(); ++j) {
+      if (in_key) {
+        in_key = f[j] != ']';
+      } else if (f[j] == '[' && depth == 1) {
+        in_key = true;
+      } else if (f[j] == '{') {
+        ++depth;
+      } else if (f[j] == '}' && --depth == 0) {
+        return j;
+      }
+    }
+    fail(error_code::template_type, "expected '}' before end of string");
+  }
+
+  std::string field(std::string_view body, int depth) {
+    // The name runs to '!' or ':' outside brackets.
+    std::size_t n = 0;
+    for (bool in_key = false; n < body.size(); ++n) {
+      if (in_key) {
+        in_key = body[n] != ']';
+      } else if (body[n] == '[') {
+        in_key = true;
+      } else if (body[n] == '!' || body[n] == ':') {
+        break;
+      }
+    }
+    const std::string_view name = body.substr(0, n);
+    char conversion = 0;
+    std::string_view spec;
+    if (n < body.size() && body[n] == '!') {
+      if (n + 1 >= body.size()) {
+        fail(error_code::template_type, "end of string while looking for conversion specifier");
+      }
+      if (n + 2 < body.size() && body[n + 2] != ':') {
+        fail(error_code::template_type, "expected ':' after conversion specifier");
+      }
+      conversion = body[n + 1];
+      n += 2;
+    }
+    if (n < body.size() && body[n] == ':') spec = body.substr(n + 1);
+    value v = lookup(name);
+    if (conversion == 'r' || conversion == 'a') {
+      std::string r;
+      append_repr(v, r);
+      v = value(std::move(r));
+    } else if (conversion == 's') {
+      v = value(to_str(v));
+    } else if (conversion != 0) {
+      fail(error_code::template_type, std::string("Unknown conversion specifier ") + conversion);
+    }
+    const std::string s =
+        spec.find('{') == std::string_view::npos ? std::string(spec) : run(spec, depth + 1);
+    return format_value(v, s);
+  }
+
+  value lookup(std::string_view name) {
+    std::size_t i = 0;
+    while (i < name.size() && name[i] != '.' && name[i] != '[') ++i;
+    const std::string first(name.substr(0, i));
+    const value* v = nullptr;
+    if (first.empty()) {
+      if (manual_) numbering_error(true);
+      automatic_ = true;
+      v = next_ < a_.positional.size() ? &a_.positional[next_] : nullptr;
+      if (v == nullptr) index_error(std::to_string(next_));
+      ++next_;
+    } else if (std::all_of(first.begin(), first.end(),
+                           [](char c) { return c >= '0' && c <= '9'; })) {
+      if (automatic_) numbering_error(false);
+      manual_ = true;
+      const std::size_t k = first.size() > 18 ? SIZE_MAX : std::stoull(first);
+      v = k < a_.positional.size() ? &a_.positional[k] : nullptr;
+      if (v == nullptr) index_error(first);
+    } else {
+      v = a_.kw(first);
+      if (v == nullptr) fail(error_code::template_type, "KeyError: '" + first + "'");
+    }
+    value cur = *v;
+    while (i < name.size()) {
+      if (name[i] == '.') {
+        std::size_t e = i + 1;
+        while (e < name.size() && name[e] != '.' && name[e] != '[') ++e;
+        if (e == i + 1) fail(error_code::template_type, "Empty attribute in format string");
+        cur = get_attr(cur, name.substr(i + 1, e - i - 1));
+        i = e;
+      } else if (name[i] == '[') {
+        const std::size_t e = name.find(']', i);
+        if (e == std::string_view::npos)
+          fail(error_code::template_type, "Missing ']' in format string");
+        const std::string_view key = name.substr(i + 1, e - i - 1);
+        const bool digits =
+            !key.empty() && key.size() < 19 &&
+            std::all_of(key.begin(), key.end(), [](char c) { return c >= '0' && c <= '9'; });
+        cur = get_item(cur, digits ? value(static_cast<std::int64_t>(std::stoll(std::string(key))))
+                                   : value(std::string(key)));
+        i = e + 1;
+      } else {
+        fail(error_code::template_type, "Only '.' or '[' may follow ']' in format field specifier");
+      }
+    }
+    return cur;
+  }
+
+  [[noreturn]] static void numbering_error(bool to_automatic) {
+    fail(error_code::template_type,
+         to_automatic
+             ? "cannot switch from manual field specification to automatic field numbering"
+             : "cannot switch from automatic field numbering to manual field specification");
+  }
+  [[noreturn]] static void index_error(const std::string& k) {
+    fail(error_code::template_type,
+         "Replacement index " + k + " out of range for positional args tuple");
+  }
+
+  const call_args& a_;
+  std::size_t next_ = 0;
+  bool automatic_ = false;
+  bool manual_ = false;
+};
+
+std::string py_format(const std::string& f, const call_args& a) {
+  return py_formatter(a).run(f, 0);
 }
 
 bool all_of_cps(const std::string& s, bool (*pred)(char32_t)) {

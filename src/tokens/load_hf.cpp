@@ -2,6 +2,7 @@
 // Loading a Hugging Face tokenizer.json (BPE, byte-level) into a bpe_model.
 #include <simdjson.h>
 
+#include <algorithm>
 #include <array>
 
 #include "interchange/simd_json.hpp"
@@ -18,6 +19,18 @@ diagnostic unsupported(const std::string& what) {
 }
 diagnostic malformed(const std::string& what) {
   return make_error(error_code::tokenizer_format, "tokenizer.json: " + what);
+}
+
+// IDs may run past the number of entries by this much (real files leave gaps between the
+// vocabulary and the added tokens, a few hundred IDs at most in the reference families).
+constexpr std::uint64_t kIdGapAllowance = std::uint64_t{1} << 20;
+
+diagnostic beyond_entries(const char* what, std::string_view text, std::uint64_t id,
+                          std::uint64_t limit) {
+  return make_error(error_code::limit_exceeded,
+                    "tokenizer.json: " + std::string(what) + " '" +
+                        std::string(text.substr(0, 64)) + "' has ID " + std::to_string(id) +
+                        ", beyond the " + std::to_string(limit) + " the file's entries allow");
 }
 
 // GPT-2's byte <-> character map: printable bytes stand for themselves, the others for
@@ -162,26 +175,31 @@ result<std::shared_ptr<bpe_model>> load_tokenizer_json(std::string_view text) {
   simdjson::dom::object vocab;
   if (model["vocab"].get(vocab) != simdjson::SUCCESS)
     return malformed("model.vocab is not an object");
+  simdjson::dom::array added;
+  const bool has_added = root["added_tokens"].get(added) == simdjson::SUCCESS;
+  // The tables are dense up to the largest ID (16 bytes an ID), so an ID is bounded by the
+  // number of entries the file holds, plus room for real files' gaps (decision 75).
+  const std::uint64_t id_limit = std::min<std::uint64_t>(
+      vocab.size() + (has_added ? added.size() : 0) + kIdGapAllowance, 0x7FFFFFFF);
   for (auto [key, value] : vocab) {
     std::uint64_t id = 0;
-    if (value.get(id) != simdjson::SUCCESS || id >= 0x7FFFFFFF) {
-      return malformed("vocab entry without an ID");
-    }
+    if (value.get(id) != simdjson::SUCCESS) return malformed("vocab entry without an ID");
+    if (id >= id_limit) return beyond_entries("vocab entry", key, id, id_limit);
     if (!bytes_map.to_bytes(key, bytes)) {
       return malformed("vocab entry '" + std::string(key) + "' is not byte-level");
     }
     m->set_bytes(static_cast<token_id>(id), bytes);
     m->ordinary_count = std::max<std::size_t>(m->ordinary_count, id + 1);
   }
-  simdjson::dom::array added;
-  if (root["added_tokens"].get(added) == simdjson::SUCCESS) {
+  if (has_added) {
     for (element a : added) {
       std::uint64_t id = 0;
       std::string_view content;
       if (a["id"].get(id) != simdjson::SUCCESS || a["content"].get(content) != simdjson::SUCCESS ||
-          id >= 0x7FFFFFFF || content.empty()) {
+          content.empty()) {
         return malformed("added token without an ID or content");
       }
+      if (id >= id_limit) return beyond_entries("added token", content, id, id_limit);
       for (const char* key : {"lstrip", "rstrip", "single_word"}) {
         bool v = false;
         if (a[key].get(v) == simdjson::SUCCESS && v) {

@@ -130,6 +130,29 @@ CASES = [
     ("{% unknowntag %}", {}),
 ]
 
+# str.format specs (Python's format-spec mini-language), one value and one spec a case so
+# that each error is its own: strings, ints (negative, beyond 64 bits, bool), floats.
+FORMAT_SPECS = ["", ">10", "<10", "^10", "*^9", "日>5", "05", "010", "+", " ", "-", ",", "_",
+                "010,", "08,", "x", "#x", "X", "#X", "o", "#o", "b", "#b", "_b", "_x", ",x",
+                "c", "d", ".3", ".2f", "08.3f", "e", ".3e", "E", "g", ".3g", "#g", "G", "%",
+                ".1%", "n", "z.1f", "+.2f", "=10", "s", ".2s", "10.3s", ".0", ".0f", "#.0f",
+                ".12g", ".1", "3.5", "x<+08.2f", "=+8", "^+9,", ".2F", "#.3", ".3x", "zd",
+                "ab", ".", ",_"]
+FORMAT_VALUES = ["'ab'", "'héllo'", "42", "-42", "0", "1234567", "2 ** 70", "true", "3.14159",
+                 "-2.5", "1e20", "1234.5", "-0.0", "100.0", "1e-05", "none", "[1]"]
+CASES += [("{{ '{:%s}'.format(%s) }}" % (spec, v), {}) for spec in FORMAT_SPECS for v in FORMAT_VALUES]
+CASES += [(t, {"x": {"k": "v", "n": [1, 2]}, "w": 6}) for t in [
+    "{{ '{0}{1}{0}'.format('a', 'b') }}", "{{ '{a}-{b}'.format(a=1, b='x') }}",
+    "{{ '{0.k}|{0[k]}|{0[n][1]}|{0.n[0]}'.format(x) }}", "{{ '{!r}|{!s}|{0!r:>8}'.format('q') }}",
+    "{{ '{:{w}}|{:{f}^{w}}|{:>{w}.{p}f}'.format('a', 'b', 3.14159, w=w, f='-', p=2) }}",
+    "{{ '{{}}{{x}}'.format() }}", "{{ '{'.format(1) }}", "{{ '}'.format(1) }}",
+    "{{ '{0}{}'.format(1, 2) }}", "{{ '{}{0}'.format(1, 2) }}", "{{ '{5}'.format(1) }}",
+    "{{ '{missing}'.format(a=1) }}", "{{ '{!x}'.format(1) }}", "{{ '{0.nope}|'.format(x) }}",
+    "{{ '{0!r}'.format([1, 'a']) }}",
+    "{{ '{0[0]}'.format('xyz') }}", "{{ '{:,}'.format(12345678901234567890123) }}",
+    "{{ '%5s|%-5s|'|format('a', 'b') }}",
+]]
+
 # Whole requests (JSON text read as json.loads reads it), rendered as render_template.py
 # renders a line: numbers with Python's semantics, tool-call arguments parsed.
 NUMBERS = ("{% for m in messages %}{% for c in m.tool_calls or [] %}"

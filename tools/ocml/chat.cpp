@@ -206,11 +206,11 @@ bool run_turn(const chat_args& a, conversation& conv, model& engine, tool_router
       std::cerr << "ocml chat: the generation failed\n";
       return false;
     }
-    // (within 3 bytes: the cut never splits a UTF-8 character)
-    if (g.finish == finish_reason::length && g.text.size() + 3 >= a.max_bytes) {
+    // The generation says when --max-bytes cut it (E-LIMIT-EXCEEDED, printed above).
+    if (g.finish == finish_reason::length &&
+        std::any_of(g.diagnostics.begin(), g.diagnostics.end(),
+                    [](const diagnostic& d) { return d.code == error_code::limit_exceeded; })) {
       print.end_turn();
-      std::cerr << "E-LIMIT-EXCEEDED the completion reached --max-bytes (" << a.max_bytes
-                << "): cut off\n";
       return false;
     }
     if (g.finish == finish_reason::length) {

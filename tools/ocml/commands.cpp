@@ -591,19 +591,20 @@ int run_validate(const decoder_options& opt, const std::vector<std::string>& fil
   int rc = 0;
   const std::vector<std::string> list = files.empty() ? std::vector<std::string>{"-"} : files;
   for (const auto& f : list) {
-    input in;
-    if (!open_input(in, f)) {
-      rc = 1;
-      continue;
-    }
+    // Streamed, as `stream` reads: only the decoder's bounded state is held, never the
+    // input (issue 23: standard input was held twice).
     std::vector<diagnostic> diags;
     decoder d(opt, [&diags](const event& e) {
       if (e.kind == event_kind::diagnostic) diags.push_back(*e.diag);
     });
-    feed(d, in.bytes(), 0);
+    std::string err;
+    const bool ok = read_pieces(
+        f, [&d](std::string_view piece) { push(d, piece, 0); }, err);
+    d.finish();
     const std::string prefix = list.size() > 1 ? f + ": " : "";
     for (const auto& diag : diags) print_diag(diag, prefix);
-    if (any_error(diags)) rc = 1;
+    if (!ok) std::cerr << "E-IO " << err << '\n';
+    if (!ok || any_error(diags)) rc = 1;
   }
   return rc;
 }

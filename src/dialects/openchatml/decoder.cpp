@@ -18,12 +18,14 @@
 
 #include "core/document_header.hpp"
 #include "core/emitter.hpp"
+#include "core/json_extent.hpp"
 #include "core/line_tracker.hpp"
 #include "core/scan.hpp"
 #include "core/stream_decoder.hpp"
 #include "core/utf8.hpp"
 #include "dialects/openchatml/header_parser.hpp"
 #include "dialects/openchatml/render_common.hpp"
+#include "interchange/simd_json.hpp"
 #include "ocml/decoder.hpp"
 
 namespace ocml {
@@ -193,12 +195,15 @@ class openchatml_decoder final : public detail::stream_decoder {
 
   void check_constraint() {
     if (!keep_body) return;
-    simdjson::dom::parser parser(opt.limits.max_json_depth);
-    simdjson::padded_string padded(body_buf);
-    auto doc = parser.parse(padded);
-    if (doc.error() != simdjson::SUCCESS) {
-      const std::string why =
-          std::string("body is not valid JSON (") + simdjson::error_message(doc.error()) + ")";
+    // (A dom::parser's constructor argument is its capacity in bytes, not a depth: bodies
+    // over 1 KiB were refused. Issue 23.) Depth first, then the thread's reused parser.
+    std::string why;
+    if (detail::json_too_deep(body_buf, opt.limits.max_json_depth) != std::string_view::npos) {
+      why = "body nests deeper than " + std::to_string(opt.limits.max_json_depth) + " levels";
+    } else if (auto doc = detail::parse_nested(body_buf); doc.error() != simdjson::SUCCESS) {
+      why = std::string("body is not valid JSON (") + simdjson::error_message(doc.error()) + ")";
+    }
+    if (!why.empty()) {
       report_at(error_code::body_constraint_violation,
                 opt.lenient ? severity::warning : severity::error, body_offset, body_pos,
                 opt.lenient ? "recovered: " + why + "; kept as text" : why);
