@@ -29,7 +29,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     ocml::fuzz::check(t.error().code == ocml::error_code::template_syntax);
     return 0;
   }
-  const ocml::template_limits limits{.max_output = 1 << 16, .max_steps = 20000, .max_depth = 30};
+  const ocml::template_limits limits{
+      .max_output = 1 << 16, .max_steps = 20000, .max_depth = 30, .max_value = 1 << 20};
   auto r = t->render(vars, {.now = "2026-01-15T10:30:00", .limits = limits});
   if (r) {
     ocml::fuzz::check(r->size() <= limits.max_output);

@@ -3,7 +3,8 @@
 // always advance (all four patterns); decode(encode(x)) == x with and without special
 // tokens; the streaming text decoder gives back exactly the bytes. Then the same bytes as
 // token IDs (every dialect's control tokens in the vocabulary, unknown IDs too) through
-// push_tokens: the spans tile the text the IDs stand for, whatever the chunking.
+// push_tokens: the spans tile the text the IDs stand for, whatever the chunking. Input that
+// opens with '{' is also loaded as a tokenizer.json.
 #include <nlohmann/json.hpp>
 
 #include <string>
@@ -112,6 +113,19 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       const std::size_t n = ocml::detail::next_piece(p, text, at);
       ocml::fuzz::check(n > 0 && at + n <= text.size());
       at += n;
+    }
+  }
+  // Text that opens as JSON is also tried as a tokenizer.json (IDs far past the entries,
+  // broken tables): it loads or is refused with a code, and what loads encodes and decodes.
+  if (!text.empty() && text[0] == '{') {
+    auto loaded = ocml::tokenizer::from_tokenizer_json(text);
+    if (loaded) {
+      (void)loaded->decode(loaded->encode(text.substr(0, 64), ocml::special_tokens::all));
+    } else {
+      const auto c = loaded.error().code;
+      ocml::fuzz::check(
+          c == ocml::error_code::tokenizer_format || c == ocml::error_code::tokenizer_unsupported ||
+          c == ocml::error_code::limit_exceeded || c == ocml::error_code::invalid_json);
     }
   }
   const ocml::tokenizer& tok = vocabulary((data[0] & 1) != 0);

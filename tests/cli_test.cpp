@@ -75,6 +75,14 @@ TEST(Cli, RenderReportsBadJsonPosition) {
 TEST(Cli, ValidateViewStreamDialectsVersion) {
   EXPECT_EQ(run("validate -d ocml-2.2 -", kGood).code, 0);
   EXPECT_EQ(run("validate -d ocml-2.2 -", "<|start|>user<|message|>x").code, 1);
+  // validate streams its input now (standard input was held twice): the diagnostics are
+  // still those of the whole text, and a directory is an E-IO.
+  const auto bad = run("validate -d ocml-2.2 -", std::string(kGood) + "<|start|>user<|message|>x");
+  EXPECT_EQ(bad.code, 1);
+  EXPECT_NE(bad.err.find("E-STREAM-TRUNCATED"), std::string::npos) << bad.err;
+  const auto dir = run("validate -d ocml-2.2 " + std::string(OCML_SOURCE_DIR));
+  EXPECT_EQ(dir.code, 1);
+  EXPECT_NE(dir.err.find("E-IO"), std::string::npos) << dir.err;
   const auto v = run("view -d ocml-2.2 -", kGood);
   EXPECT_EQ(v.out, "user: Hi\n\nassistant: Hello\n\n");
   const auto s = run("stream -d ocml-2.2 --chunk 3 -", kGood);

@@ -9,11 +9,13 @@
 #include <algorithm>
 #include <cmath>
 #include <ctime>
+#include <random>
 
 #include "core/utf8.hpp"
 #include "template/bigint.hpp"
 #include "template/format_spec.hpp"
 #include "template/interpreter.hpp"
+#include "template/text_filters.hpp"
 #include "template/unicode_case.hpp"
 
 namespace ocml::tmpl {
@@ -390,25 +392,6 @@ bool all_of_cps(const std::string& s, bool (*pred)(char32_t)) {
   return true;
 }
 
-// str.splitlines: breaks at \n, \r, \r\n, \v, \f, \x1c-\x1e, \x85, U+2028, U+2029.
-std::vector<std::string> py_splitlines(const std::string& s, bool keepends) {
-  std::vector<std::string> out;
-  std::size_t b = 0;
-  for (std::size_t i = 0; i < s.size();) {
-    const std::size_t at = i;
-    const char32_t c = decode(s, i);
-    const bool nl = c == '\n' || c == '\r' || c == 0x0B || c == 0x0C || c == 0x1C || c == 0x1D ||
-                    c == 0x1E || c == 0x85 || c == 0x2028 || c == 0x2029;
-    if (!nl) continue;
-    std::size_t end = i;
-    if (c == '\r' && i < s.size() && s[i] == '\n') end = ++i;
-    out.push_back(s.substr(b, (keepends ? end : at) - b));
-    b = end;
-  }
-  if (b < s.size()) out.push_back(s.substr(b));
-  return out;
-}
-
 value unsafe_method(std::string_view type, std::string_view name) {
   const std::string msg = "access to attribute '" + std::string(name) + "' of '" +
                           std::string(type) + "' object is unsafe.";
@@ -705,14 +688,17 @@ value f_list(interpreter&, const value& v, call&) {
 value f_items(interpreter&, const value& v, call&) {
   // Jinja2's do_items, a generator: nothing for undefined, TypeError (when consumed) for
   // what is not a mapping.
-  return make_generator("do_items", [v, i = std::size_t{0}]() mutable -> std::optional<value> {
-    if (v.is_undefined()) return std::nullopt;
-    if (!v.is_dict()) type_error("Can only get item pairs from a mapping.");
-    const auto& es = v.map().entries;
-    if (i >= es.size()) return std::nullopt;
-    const auto& [k, x] = es[i++];
-    return make_tuple(list{k, x});
-  });
+  return make_generator(
+      "do_items",
+      [v, i = std::size_t{0}]() mutable -> std::optional<value> {
+        if (v.is_undefined()) return std::nullopt;
+        if (!v.is_dict()) type_error("Can only get item pairs from a mapping.");
+        const auto& es = v.map().entries;
+        if (i >= es.size()) return std::nullopt;
+        const auto& [k, x] = es[i++];
+        return make_tuple(list{k, x});
+      },
+      v);
 }
 value f_reverse(interpreter&, const value& v, call&) {
   if (v.is_string()) {
@@ -857,6 +843,105 @@ value f_indent(interpreter&, const value& v, call& a) {
 value f_wordcount(interpreter&, const value& v, call&) {
   return value(static_cast<std::int64_t>(py_split(to_str(v), nullptr, -1, false).size()));
 }
+value f_wordwrap(interpreter&, const value& v, call& a) {
+  check_defined(v);
+  if (!v.is_string()) {
+    type_error("'" + std::string(type_name(v)) + "' object has no attribute 'splitlines'");
+  }
+  wordwrap_options o;
+  o.width = opt(a, 0, "width", value(79)).as_int();
+  o.break_long_words = truthy(opt(a, 1, "break_long_words", value(true)));
+  const value wrap = opt(a, 2, "wrapstring", value(none_t{}));
+  if (!wrap.is_none()) o.wrapstring = need_str(wrap, "wrapstring");
+  o.break_on_hyphens = truthy(opt(a, 3, "break_on_hyphens", value(true)));
+  return value(py_wordwrap(v.str(), o));
+}
+value f_urlize(interpreter&, const value& v, call& a) {
+  // Jinja2's do_urlize with transformers' environment: rel gets its "noopener" policy.
+  urlize_options o;
+  const value trim = opt(a, 0, "trim_url_limit", value(none_t{}));
+  if (!trim.is_none()) o.trim_url_limit = trim.as_int();
+  std::vector<std::string> rel = py_split(to_str(opt(a, 3, "rel", value(""))), nullptr, -1, false);
+  if (truthy(opt(a, 1, "nofollow", value(false)))) rel.emplace_back("nofollow");
+  rel.emplace_back("noopener");
+  std::sort(rel.begin(), rel.end());
+  rel.erase(std::unique(rel.begin(), rel.end()), rel.end());
+  for (const auto& r : rel) o.rel += (o.rel.empty() ? "" : " ") + r;
+  const value target = opt(a, 2, "target", value(none_t{}));
+  if (!target.is_none()) o.target = to_str(target);
+  const value schemes = opt(a, 4, "extra_schemes", value(none_t{}));
+  if (!schemes.is_none()) {
+    for (const value& x : iterate(schemes)) {
+      const std::string& scheme = need_str(x, "extra_schemes item");
+      const std::size_t colon = scheme.find(':');
+      const bool valid =
+          colon != std::string::npos && colon >= 2 &&
+          scheme.find_first_not_of('/', colon + 1) == std::string::npos &&
+          scheme.size() - colon - 1 <= 2 &&
+          std::all_of(
+              scheme.begin(), scheme.begin() + static_cast<std::ptrdiff_t>(colon), [](char c) {
+                return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_' || c == '.' ||
+                       c == '+' || c == '-' || static_cast<unsigned char>(c) >= 0x80;
+              });
+      if (!valid) {
+        std::string r;
+        append_repr(x, r);
+        type_error(r + " is not a valid URI scheme prefix.");
+      }
+      o.extra_schemes.push_back(scheme);
+    }
+  }
+  return value(jinja_urlize(to_str(v), o));
+}
+value f_pprint(interpreter&, const value& v, call&) {
+  return value(py_pformat(v));
+}
+value f_random(interpreter&, const value& v, call&) {
+  // random.choice: an item of a list or a character of a string; none of an empty one.
+  thread_local std::mt19937_64 rng{std::random_device{}()};
+  check_defined(v);
+  if (!v.is_string() && !v.is_list()) {
+    type_error("object of type '" + std::string(type_name(v)) + "' has no len()");
+  }
+  const std::size_t n = v.is_string() ? code_points(v.str()) : v.items().size();
+  if (n == 0) return value::undefined_hint("No random item, sequence was empty.");
+  const std::size_t k = std::uniform_int_distribution<std::size_t>(0, n - 1)(rng);
+  if (v.is_list()) return v.items()[k];
+  const std::size_t at = code_point_offset(v.str(), k);
+  return value(v.str().substr(at, code_point_offset(v.str(), k + 1) - at));
+}
+value f_groupby(interpreter&, const value& v, call& a) {
+  // Jinja2's groupby: sorted by the attribute (case-insensitively unless asked), grouped by
+  // equal keys; each group a (grouper, list) tuple whose grouper is the first item's value.
+  const value attr = need(a, 0, "attribute", "groupby");
+  const value def = opt(a, 1, "default", value(none_t{}));
+  const bool cs = truthy(opt(a, 2, "case_sensitive", value(false)));
+  const auto key_of = [&](const value& item) {
+    value k = attribute_path(item, attr);
+    if (k.is_undefined() && !def.is_none()) k = def;
+    return k;
+  };
+  list items = iterate(v);
+  std::vector<std::pair<value, std::size_t>> keyed;
+  keyed.reserve(items.size());
+  for (std::size_t i = 0; i < items.size(); ++i)
+    keyed.emplace_back(sort_key(key_of(items[i]), cs), i);
+  std::stable_sort(keyed.begin(), keyed.end(),
+                   [](const auto& x, const auto& y) { return less(x.first, y.first); });
+  list groups;
+  for (std::size_t i = 0; i < keyed.size();) {
+    list members;
+    std::size_t j = i;
+    for (; j < keyed.size() && equal(keyed[j].first, keyed[i].first); ++j) {
+      members.push_back(items[keyed[j].second]);
+    }
+    value group = make_tuple(list{key_of(members.front()), value(std::move(members))});
+    group.group = true;
+    groups.push_back(std::move(group));
+    i = j;
+  }
+  return value(std::move(groups));
+}
 value f_center(interpreter&, const value& v, call& a) {
   const std::string s = to_str(v);
   const std::int64_t w = opt(a, 0, "width", value(80)).as_int();
@@ -869,14 +954,24 @@ value f_center(interpreter&, const value& v, call& a) {
   return value(std::string(left, ' ') + s + std::string(total - left, ' '));
 }
 value f_format(interpreter&, const value& v, call& a) {
-  return binary_op("%", v, value(a.positional));
+  // Jinja2's do_format: `value % (kwargs or args)`.
+  if (!a.positional.empty() && !a.keyword.empty()) {
+    type_error("can't handle positional and keyword arguments at the same time");
+  }
+  if (!a.keyword.empty()) {
+    auto d = std::make_shared<dict>();
+    for (const auto& [k, x] : a.keyword) d->set(value(k), x);
+    return binary_op("%", v, value(dict_ptr(std::move(d))));
+  }
+  return binary_op("%", v, make_tuple(a.positional));
 }
 value f_unique(interpreter&, const value& v, call& a) {
   const bool cs = truthy(opt(a, 0, "case_sensitive", value(false)));
   const value* at = a.arg(1, "attribute");
   const value attr = at != nullptr ? *at : value(none_t{});
   return make_generator(
-      "do_unique", [src = source{v}, cs, attr, keys = list()]() mutable -> std::optional<value> {
+      "do_unique",
+      [src = source{v}, cs, attr, keys = list()]() mutable -> std::optional<value> {
         while (auto item = src.next()) {
           const value k = sort_key(!attr.is_none() ? attribute_path(*item, attr) : *item, cs);
           if (std::none_of(keys.begin(), keys.end(), [&](const value& x) { return equal(x, k); })) {
@@ -885,7 +980,8 @@ value f_unique(interpreter&, const value& v, call& a) {
           }
         }
         return std::nullopt;
-      });
+      },
+      v);
 }
 value f_sort(interpreter&, const value& v, call& a) {
   const bool rev = truthy(opt(a, 0, "reverse", value(false)));
@@ -972,7 +1068,8 @@ value f_batch(interpreter&, const value& v, call& a) {
           cur.insert(cur.end(), missing, fill);
         }
         return value(std::move(cur));
-      });
+      },
+      v);
 }
 value f_slice(interpreter&, const value& v, call& a) {
   // Jinja2's sync_do_slice, a generator: `slices` lists, the first ones one longer, the
@@ -1002,7 +1099,8 @@ value f_slice(interpreter&, const value& v, call& a) {
         if (!fill.is_none() && k >= extra) tmp.push_back(fill);
         ++k;
         return value(std::move(tmp));
-      });
+      },
+      v);
 }
 value f_filesizeformat(interpreter&, const value& v, call& a) {
   const double bytes = v.is_string() ? std::stod(v.str()) : v.as_double();
@@ -1176,7 +1274,8 @@ value f_map(interpreter& in, const value& v, call& a) {
         auto item = src.next();
         if (!item) return std::nullopt;
         return func(*item);
-      });
+      },
+      v);
 }
 // Jinja2's select_or_reject: a generator, as map.
 value select_impl(interpreter& in, const value& v, const call& a, bool keep, bool by_attr) {
@@ -1202,7 +1301,8 @@ value select_impl(interpreter& in, const value& v, const call& a, bool keep, boo
           if (pass == keep) return item;
         }
         return std::nullopt;
-      });
+      },
+      v);
 }
 value f_select(interpreter& in, const value& v, call& a) {
   return select_impl(in, v, a, true, false);
@@ -1233,6 +1333,7 @@ constexpr filter_fn kFilters[] = {
     {"float", f_float},
     {"forceescape", f_forceescape},
     {"format", f_format},
+    {"groupby", f_groupby},
     {"indent", f_indent},
     {"int", f_int},
     {"items", f_items},
@@ -1244,6 +1345,8 @@ constexpr filter_fn kFilters[] = {
     {"map", f_map},
     {"max", f_max},
     {"min", f_min},
+    {"pprint", f_pprint},
+    {"random", f_random},
     {"reject", f_reject},
     {"rejectattr", f_rejectattr},
     {"replace", f_replace},
@@ -1266,7 +1369,9 @@ constexpr filter_fn kFilters[] = {
     {"truncate", f_truncate},
     {"unique", f_unique},
     {"upper", f_upper},
+    {"urlize", f_urlize},
     {"wordcount", f_wordcount},
+    {"wordwrap", f_wordwrap},
 };
 
 // ---- tests --------------------------------------------------------------------------------
@@ -1483,10 +1588,10 @@ value builtin_global(std::string_view name) {
       auto ns = std::make_shared<namespace_object>();
       for (const auto& p : a.positional) {
         if (p.is_dict()) {
-          for (const auto& [k, v] : p.map().entries) ns->attrs.set(k, v);
+          for (const auto& [k, v] : p.map().entries) ns->put(k, v);
         }
       }
-      for (const auto& [k, v] : a.keyword) ns->attrs.set(value(k), v);
+      for (const auto& [k, v] : a.keyword) ns->put(value(k), v);
       return value(object_ptr(std::move(ns)));
     });
   }

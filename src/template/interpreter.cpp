@@ -159,6 +159,7 @@ bool py_index(std::int64_t i, std::size_t n, std::size_t& out) {
 value get_attr(const value& obj, std::string_view name) {
   check_defined(obj);
   if (obj.is_object()) return obj.obj()->attr(name);
+  if (obj.group && (name == "grouper" || name == "list")) return obj.items()[name == "list"];
   value m = method_of(obj, name);
   if (!m.is_undefined()) return m;
   if (obj.is_dict()) {
@@ -336,10 +337,15 @@ value arith(std::string_view op, const value& l, const value& r) {
 
 // "%s" % args: printf-style formatting of str (%s %r %d %i %f %x %%).
 value percent_format(const std::string& fmt, const value& args) {
-  list a = args.is_list() ? args.items() : list{args};
+  // A tuple gives the items in turn; anything else is the one item (a dict too, which
+  // %(key)s reads from).
+  list a = args.is_list() && args.tuple ? args.items() : list{args};
   std::size_t k = 0;
   std::string out;
+  value keyed;  // the item a %(key) names
+  bool by_key = false;
   const auto next = [&]() -> const value& {
+    if (by_key) return keyed;
     if (k >= a.size()) type_error("not enough arguments for format string");
     return a[k++];
   };
@@ -349,6 +355,20 @@ value percent_format(const std::string& fmt, const value& args) {
       continue;
     }
     if (++i >= fmt.size()) type_error("incomplete format");
+    by_key = false;
+    if (fmt[i] == '(') {
+      const std::size_t close = fmt.find(')', i);
+      if (close == std::string::npos) type_error("incomplete format key");
+      if (!args.is_dict()) type_error("format requires a mapping");
+      const std::string key = fmt.substr(i + 1, close - i - 1);
+      const value* v = args.map().find(std::string_view(key));
+      if (v == nullptr) fail(error_code::template_type, "'" + key + "'");
+      keyed = *v;
+      by_key = true;
+      k = a.size();  // a mapping is used whole: "not all arguments converted" does not apply
+      i = close + 1;
+      if (i >= fmt.size()) type_error("incomplete format");
+    }
     std::string spec;
     while (i < fmt.size() &&
            std::string_view("0123456789.-+ #").find(fmt[i]) != std::string_view::npos) {

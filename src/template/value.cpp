@@ -12,6 +12,7 @@
 
 #include "interchange/pyjson.hpp"
 #include "template/bigint.hpp"
+#include "template/interpreter.hpp"
 
 namespace ocml::tmpl {
 
@@ -118,7 +119,40 @@ value namespace_object::attr(std::string_view name) const {
 }
 
 void namespace_object::set_attr(std::string_view name, const value& v) {
-  attrs.set(value(name), v);
+  put(value(name), v);
+}
+
+void namespace_object::put(value key, const value& v) {
+  check_depth(v.depth + 1);
+  depth = std::max(depth, v.depth + 1);
+  attrs.set(std::move(key), v);
+}
+
+void check_depth(std::uint32_t depth) {
+  if (depth > kMaxValueDepth) {
+    fail(error_code::limit_exceeded, "a value nested deeper than " +
+                                         std::to_string(kMaxValueDepth) +
+                                         " levels (lists, dicts, namespaces, generators)");
+  }
+}
+
+void value::measure() {
+  std::uint32_t d = 0;
+  switch (v.index()) {
+    case 6:
+      for (const auto& x : items()) d = std::max(d, x.depth);
+      break;
+    case 7:
+      for (const auto& [k, x] : map().entries) d = std::max({d, k.depth, x.depth});
+      break;
+    case 8:  // an object counts its own level (namespace_object::set_attr, make_generator)
+      if (obj() != nullptr) depth = obj()->depth;
+      return;
+    default:
+      return;
+  }
+  check_depth(d + 1);
+  depth = d + 1;
 }
 
 std::string_view type_name(const value& x) {
@@ -228,6 +262,9 @@ bool equal(const value& x, const value& y) {
 }
 
 bool less(const value& x, const value& y) {
+  // Undefined's __lt__ raises UndefinedError (sorting or grouping by a missing attribute).
+  if (x.is_undefined()) check_defined(x);
+  if (y.is_undefined()) check_defined(y);
   if ((is_bigint(x) || is_bigint(y)) && (x.is_number() || is_bigint(x)) &&
       (y.is_number() || is_bigint(y))) {
     return compare_big(x, y) == -1;
@@ -586,10 +623,13 @@ std::optional<value> generator_object::next() {
   return v;
 }
 
-value make_generator(std::string name, std::function<std::optional<value>()> pull) {
+value make_generator(std::string name, std::function<std::optional<value>()> pull,
+                     const value& source) {
+  check_depth(source.depth + 1);
   auto g = std::make_shared<generator_object>();
   g->name = std::move(name);
   g->pull = std::move(pull);
+  g->depth = source.depth + 1;
   return value(object_ptr(std::move(g)));
 }
 

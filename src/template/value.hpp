@@ -50,6 +50,10 @@ struct value {
   bool safe = false;
   /// A list that is a Python tuple (a tuple literal, a dict's items): printed "(1, 2)".
   bool tuple = false;
+  /// A (grouper, list) tuple of the groupby filter: `.grouper` and `.list` read its items.
+  bool group = false;
+  /// Levels of lists, dicts, namespaces and generators below (0 for a scalar).
+  std::uint32_t depth = 0;
 
   value() = default;
   value(none_t n) : v(n) {}                          // NOLINT(google-explicit-constructor)
@@ -60,10 +64,11 @@ struct value {
   value(std::string s) : v(std::make_shared<const std::string>(std::move(s))) {}  // NOLINT
   value(std::string_view s) : v(std::make_shared<const std::string>(s)) {}        // NOLINT
   value(const char* s) : v(std::make_shared<const std::string>(s)) {}             // NOLINT
-  value(list l) : v(std::make_shared<const list>(std::move(l))) {}                // NOLINT
-  value(list_ptr l) : v(std::move(l)) {}                                          // NOLINT
-  value(dict_ptr d) : v(std::move(d)) {}                                          // NOLINT
-  value(object_ptr o) : v(std::move(o)) {}                                        // NOLINT
+  // Containers know how deep they nest (bounded: see kMaxValueDepth).
+  value(list l) : v(std::make_shared<const list>(std::move(l))) { measure(); }  // NOLINT
+  value(list_ptr l) : v(std::move(l)) { measure(); }                            // NOLINT
+  value(dict_ptr d) : v(std::move(d)) { measure(); }                            // NOLINT
+  value(object_ptr o) : v(std::move(o)) { measure(); }                          // NOLINT
   static value undefined(std::string name = {}) {
     value x;
     x.v = undefined_t{std::move(name), {}};
@@ -93,7 +98,21 @@ struct value {
   [[nodiscard]] const object_ptr& obj() const { return std::get<object_ptr>(v); }
   [[nodiscard]] std::int64_t as_int() const;  ///< bool or int
   [[nodiscard]] double as_double() const;     ///< bool, int or float
+
+ private:
+  // Sets `depth` from the items (E-LIMIT-EXCEEDED beyond kMaxValueDepth).
+  void measure();
 };
+
+/// How deep values may nest. Printing, comparing, serializing and freeing a value recurse
+/// once per level, and a template can nest without end (`{% set ns.x = [ns.x] %}` in a
+/// loop crashed at 3 000 000 levels), so a deeper value is refused where it is built
+/// (Python's own repr and == stop at about 1 000 with RecursionError). JSON input nests at
+/// most 1 024 (default_max_json_depth), leaving room for the request around it.
+inline constexpr std::uint32_t kMaxValueDepth = 2000;
+
+/// Refuses a depth beyond kMaxValueDepth (E-LIMIT-EXCEEDED).
+void check_depth(std::uint32_t depth);
 
 /// A dict: insertion-ordered, keys are values (strings nearly always). Entries are added
 /// with set() only (a key, once in, stays): a dict of more than a few string keys indexes
@@ -141,6 +160,8 @@ class interpreter;
 /// A value with attributes or a call: namespace, macro, bound method, loop, cycler.
 struct object {
   virtual ~object() = default;
+  /// Levels of values it holds (a namespace's attributes, a generator's source), plus one.
+  std::uint32_t depth = 0;
   [[nodiscard]] virtual std::string_view type_name() const = 0;
   /// The attribute `name`, or undefined.
   [[nodiscard]] virtual value attr(std::string_view name) const;
@@ -167,6 +188,8 @@ struct namespace_object final : object {
   [[nodiscard]] std::string_view type_name() const override { return "Namespace"; }
   [[nodiscard]] value attr(std::string_view name) const override;
   void set_attr(std::string_view name, const value& v) override;
+  /// Sets an attribute of any key (namespace(d) takes a dict's), its depth counted.
+  void put(value key, const value& v);
 };
 
 /// A generator, as Jinja2's map, select, reject, selectattr, rejectattr, unique, batch and
@@ -180,7 +203,10 @@ struct generator_object final : object {
   [[nodiscard]] std::string_view type_name() const override { return "generator"; }
   std::optional<value> next();
 };
-[[nodiscard]] value make_generator(std::string name, std::function<std::optional<value>()> pull);
+/// A generator running `pull`; `source` is what it reads (its depth bounds chains of
+/// generators, each pulling from the one before).
+[[nodiscard]] value make_generator(std::string name, std::function<std::optional<value>()> pull,
+                                   const value& source);
 /// The generator a value holds, or nullptr.
 [[nodiscard]] generator_object* as_generator(const value& v);
 
