@@ -233,12 +233,11 @@ std::string format_int(const spec_parts& p, const value& v) {
   if (t == 'c') {
     if (p.sign != 0) value_error("Sign not allowed with integer format specifier 'c'");
     if (p.alt) value_error("Alternate form (#) not allowed with integer format specifier 'c'");
-    const value cp = v;
-    if (is_bigint(cp) || cp.as_int() < 0 || cp.as_int() > 0x10FFFF) {
+    if (is_bigint(v) || v.as_int() < 0 || v.as_int() > 0x10FFFF) {
       fail(error_code::template_type, "%c arg not in range(0x110000)");
     }
     std::string ch;
-    detail::append_utf8(ch, static_cast<unsigned long>(cp.as_int()));
+    detail::append_utf8(ch, static_cast<unsigned long>(v.as_int()));
     return pad(p, "", ch);
   }
   const int base = t == 'b' ? 2 : t == 'o' ? 8 : (t == 'x' || t == 'X') ? 16 : 10;
