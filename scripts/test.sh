@@ -18,6 +18,7 @@ stage() {
 bash scripts/setup.sh --dev
 bash scripts/check-format.sh
 bash scripts/check-license.sh
+python3 scripts/check-layers.py
 stage "setup and checks"
 
 cmake -S . -B build -DCMAKE_BUILD_TYPE=Release \

@@ -582,3 +582,31 @@ TEST(Hostile, ConstrainedJsonBodiesAreBoundedByDepthNotSize) {
   ASSERT_EQ(broken.size(), 1u);
   EXPECT_NE(broken[0].message.find("not valid JSON"), std::string::npos) << broken[0].message;
 }
+
+// Issue 24 (part 6): every parse site goes through the depth-guarded entry. JSON nested a
+// million deep reaches each public reader and is refused with a code, never a crash.
+TEST(Hostile, MillionDeepJsonIsRefusedAtEveryParseSite) {
+  const std::string deep = std::string(1000000, '[') + std::string(1000000, ']');
+  const std::string deep_obj = R"({"messages": )" + deep + "}";
+  EXPECT_EQ(ocml::parse_json_text(deep).error().code, ocml::error_code::limit_exceeded);
+  ocml::json_format f = ocml::json_format::automatic;
+  EXPECT_FALSE(ocml::read_conversation_json(deep_obj, f));
+  const auto r = ocml::render_json(deep_obj, {.render = {.dialect = ocml::dialect::chatml}});
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.diagnostics.back().code, ocml::error_code::limit_exceeded);
+  auto rt = ocml::response_template::from_text(R"({"fields": )" + deep + "}");
+  ASSERT_FALSE(rt);
+  EXPECT_EQ(rt.error().code, ocml::error_code::response_template);
+  EXPECT_NE(rt.error().message.find("deeper"), std::string::npos) << rt.error().message;
+  auto tok = ocml::tokenizer::from_tokenizer_json(R"({"model": )" + deep + "}");
+  EXPECT_FALSE(tok);
+  auto t = ocml::chat_template::compile("{{ messages|length }}");
+  ASSERT_TRUE(t);
+  EXPECT_FALSE(ocml::render_template_json(*t, deep_obj));
+  // A tool call's arguments, read back from ChatML output.
+  const auto p =
+      ocml::parse("<|im_start|>assistant\n<tool_call>\n{\"name\": \"f\", \"arguments\": " + deep +
+                      "}\n</tool_call><|im_end|>\n",
+                  {.dialect = ocml::dialect::chatml});
+  EXPECT_FALSE(p.diagnostics.empty());
+}

@@ -11,7 +11,7 @@
 #include <random>
 #include <set>
 
-#include "core/codec.hpp"
+#include "dialects/registry.hpp"
 #include "ocml/ocml.hpp"
 
 namespace {

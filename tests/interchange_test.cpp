@@ -159,3 +159,26 @@ TEST(Native, EmbeddedReasoningAndToolCallsRoundTrip) {
 }
 
 }  // namespace
+
+// The public readers the CLI uses instead of internals (issue 24, part 1).
+TEST(Interchange, ToolsFromJsonAndRepairUtf8) {
+  auto tools = ocml::tools_from_json(*ocml::parse_json_text(
+      R"([{"type": "function", "function": {"name": "f", "parameters": {"type": "object"}}},
+          {"name": "g"}])"));
+  ASSERT_TRUE(tools) << tools.error().to_string();
+  ASSERT_EQ(tools->size(), 2u);
+  EXPECT_EQ((*tools)[0].name, "f");
+  EXPECT_EQ((*tools)[1].name, "g");
+  auto bad = ocml::tools_from_json(*ocml::parse_json_text(R"({"name": "f"})"));
+  ASSERT_FALSE(bad);
+  EXPECT_EQ(bad.error().code, ocml::error_code::invalid_json);
+  bool repaired = false;
+  EXPECT_EQ(ocml::repair_utf8("a\xff"
+                              "b",
+                              &repaired),
+            "a\xef\xbf\xbd"
+            "b");
+  EXPECT_TRUE(repaired);
+  EXPECT_EQ(ocml::repair_utf8("\xc3\xa9", &repaired), "\xc3\xa9");
+  EXPECT_FALSE(repaired);
+}

@@ -45,6 +45,20 @@ struct openai_options {
 [[nodiscard]] json to_native_json(const conversation& c);
 [[nodiscard]] result<conversation> from_native_json(const json& j);
 
+/// The tools of an OpenAI `tools` array (`{"type": "function", "function": {...}}` entries,
+/// or bare `{name, description, parameters}`), or why not (E-JSON-INPUT, naming the entry).
+///
+///   auto tools = ocml::tools_from_json(
+///       *ocml::parse_json_text(R"([{"type": "function", "function": {"name": "f"}}])"));
+///   // tools->at(0).name == "f"
+[[nodiscard]] result<std::vector<tool>> tools_from_json(const json& tools);
+
+/// `s` as valid UTF-8: every byte that is not part of a whole character becomes U+FFFD, as
+/// a tokenizer's decode writes it; `repaired` (when given) says whether any did.
+///
+///   std::string fixed = ocml::repair_utf8("a\xffb");  // "a\xef\xbf\xbdb"
+[[nodiscard]] std::string repair_utf8(std::string_view s, bool* repaired = nullptr);
+
 /// The OpenAI chat projection: assistant turns grouped (analysis -> reasoning_content,
 /// commentary calls -> tool_calls with id from call_id, final -> content), tool replies
 /// -> role "tool" with tool_call_id.

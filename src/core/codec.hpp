@@ -70,9 +70,4 @@ struct codec {
   return c.family == "openchatml" && (c.info.id != dialect::harmony || openchatml_escapes);
 }
 
-/// Every codec, in dialect enum order (checked at compile time in registry.cpp).
-[[nodiscard]] std::span<const codec> codecs() noexcept;
-/// The codec of `d`.
-[[nodiscard]] const codec& codec_of(dialect d) noexcept;
-
 }  // namespace ocml::detail

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <array>
 
-#include "core/codec.hpp"
 #include "ocml/dialect.hpp"
 #include "ocml/model.hpp"
 
@@ -39,29 +38,6 @@ std::string_view end_name(end_token e) noexcept {
 std::optional<end_token> parse_end(std::string_view s) noexcept {
   for (std::size_t i = 1; i < kEnds.size(); ++i) {
     if (kEnds[i] == s) return static_cast<end_token>(i);
-  }
-  return std::nullopt;
-}
-
-std::span<const dialect_info> dialects() noexcept {
-  static const auto infos = [] {
-    std::array<dialect_info, dialect_count> a{};
-    for (std::size_t i = 0; i < a.size(); ++i) a[i] = detail::codecs()[i].info;
-    return a;
-  }();
-  return infos;
-}
-
-std::string_view dialect_name(dialect d) noexcept {
-  return detail::codec_of(d).info.name;
-}
-
-std::optional<dialect> parse_dialect(std::string_view s) noexcept {
-  for (const auto& c : detail::codecs()) {
-    if (c.info.name == s) return c.info.id;
-    for (const auto a : c.info.aliases) {
-      if (a == s) return c.info.id;
-    }
   }
   return std::nullopt;
 }

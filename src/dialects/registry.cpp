@@ -3,13 +3,13 @@
 // dialect's renderer, decoder, names, tokens, stop strings or features reads it here.
 #include <array>
 
-#include "core/codec.hpp"
 #include "dialects/chatml/chatml.hpp"
 #include "dialects/gabgpt/gabgpt.hpp"
 #include "dialects/ocml01/ocml01.hpp"
 #include "dialects/openchatml/render_common.hpp"
 #include "dialects/pcml/pcml.hpp"
 #include "dialects/qwen3/qwen3.hpp"
+#include "dialects/registry.hpp"
 #include "ocml/harmony.hpp"
 
 namespace ocml::detail {

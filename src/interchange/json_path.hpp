@@ -5,7 +5,10 @@
 
 #include <cstddef>
 #include <optional>
+#include <string>
 #include <string_view>
+
+#include "ocml/error.hpp"
 
 namespace ocml::detail {
 
@@ -21,5 +24,9 @@ namespace ocml::detail {
 /// The JSON path a message begins with ("messages[1].role 'bot' is not a role" ->
 /// "messages[1].role"), or empty.
 [[nodiscard]] std::string_view leading_json_path(std::string_view message);
+
+/// An error of `code` at byte `off` of `text`, with its line:column (interchange/native.cpp).
+[[nodiscard]] diagnostic error_at(error_code code, std::string_view text, std::size_t off,
+                                  const std::string& message);
 
 }  // namespace ocml::detail

@@ -6,10 +6,10 @@
 #include <sstream>
 
 #include "core/line_tracker.hpp"
+#include "core/utf8.hpp"
 #include "interchange/json_input.hpp"
 #include "interchange/json_path.hpp"
 #include "interchange/json_util.hpp"
-#include "ocml/harmony.hpp"
 #include "ocml/json.hpp"
 
 namespace ocml {
@@ -304,23 +304,8 @@ json_format detect_json_format(const json& j) {
   return native ? json_format::native : json_format::openai;
 }
 
-result<conversation> from_json(const json& j, json_format format) {
-  if (format == json_format::automatic) format = detect_json_format(j);
-  switch (format) {
-    case json_format::openai:
-      return from_openai_json(j);
-    case json_format::harmony:
-      return harmony::from_conversation_json(j);
-    default:
-      return from_native_json(j);
-  }
-}
-
-namespace {
-
-// An error at byte `off` of `text`, with its line:column.
-diagnostic error_at(error_code code, std::string_view text, std::size_t off,
-                    const std::string& message) {
+diagnostic detail::error_at(error_code code, std::string_view text, std::size_t off,
+                            const std::string& message) {
   diagnostic d = make_error(code, message);
   d.offset = off;
   const detail::position p = detail::advance({}, text.substr(0, std::min(off, text.size())));
@@ -328,6 +313,8 @@ diagnostic error_at(error_code code, std::string_view text, std::size_t off,
   d.column = p.column;
   return d;
 }
+
+namespace {
 
 // The offset of the first number outside strings that a double cannot hold (what makes
 // nlohmann-json throw out_of_range after accepting the syntax), or the end.
@@ -357,57 +344,39 @@ std::size_t overflowing_number(std::string_view text) {
 
 result<json> parse_json_text(std::string_view text, std::size_t max_depth) {
   if (const auto deep = detail::json_too_deep(text, max_depth); deep != std::string_view::npos) {
-    return error_at(error_code::limit_exceeded, text, deep,
-                    "JSON nested deeper than " + std::to_string(max_depth) + " levels");
+    return detail::error_at(error_code::limit_exceeded, text, deep,
+                            "JSON nested deeper than " + std::to_string(max_depth) + " levels");
   }
   try {
     return json::parse(text.begin(), text.end());
   } catch (const json::parse_error& e) {
-    return error_at(error_code::invalid_json, text, e.byte > 0 ? e.byte - 1 : 0, e.what());
+    return detail::error_at(error_code::invalid_json, text, e.byte > 0 ? e.byte - 1 : 0, e.what());
   } catch (const json::exception& e) {
     // Valid syntax nlohmann-json cannot hold: a number overflowing a double.
-    return error_at(error_code::invalid_json, text, overflowing_number(text), e.what());
+    return detail::error_at(error_code::invalid_json, text, overflowing_number(text), e.what());
   }
-}
-
-namespace {
-
-result<conversation> read_json(std::string_view text, json_format& format, bool as_written) {
-  auto j = parse_json_text(text);
-  if (!j) return j.error();
-  if (format == json_format::automatic) format = detect_json_format(*j);
-  auto c = as_written && format == json_format::openai
-               ? detail::read_openai_grouped(j->is_array() ? json{{"messages", *j}} : *j)
-               : from_json(*j, format);
-  if (c) return c;
-  diagnostic d = c.error();
-  const std::string_view path = detail::leading_json_path(d.message);
-  if (const auto at = path.empty() ? std::nullopt : detail::json_path_offset(text, path)) {
-    d = error_at(d.code, text, *at, d.message);
-  }
-  return d;
-}
-
-}  // namespace
-
-result<conversation> read_conversation_json(std::string_view text, json_format& format) {
-  return read_json(text, format, false);
-}
-
-result<conversation> detail::read_conversation_as_written(std::string_view text,
-                                                          json_format& format) {
-  return read_json(text, format, true);
 }
 
 void detail::place_at_path(diagnostic& d, std::string_view text) {
   const std::string_view path = leading_path(d.message);
   if (path.empty()) return;
   if (const auto at = json_path_offset(text, path)) {
-    const diagnostic placed = error_at(d.code, text, *at, d.message);
+    const diagnostic placed = detail::error_at(d.code, text, *at, d.message);
     d.offset = placed.offset;
     d.line = placed.line;
     d.column = placed.column;
   }
+}
+
+result<std::vector<tool>> tools_from_json(const json& tools) {
+  std::vector<tool> out;
+  std::string err;
+  if (!detail::read_tools(tools, out, err)) return make_error(error_code::invalid_json, err);
+  return out;
+}
+
+std::string repair_utf8(std::string_view s, bool* repaired) {
+  return detail::valid_utf8(s, repaired);
 }
 
 std::string dump_json(const json& j, int indent) {

@@ -4,8 +4,10 @@
 #include <map>
 
 #include "core/codec.hpp"
+#include "core/json_extent.hpp"
 #include "interchange/shape.hpp"
 #include "ocml/convert.hpp"
+#include "ocml/json.hpp"
 #include "ocml/model.hpp"
 
 namespace ocml {
@@ -61,17 +63,16 @@ void expand(const message& m, std::vector<message>& out, std::size_t i,
     c.recipient = recipient_of(tc.name);
     c.call_id = tc.id;
     c.content = tc.arguments;
-    if (json::accept(tc.arguments)) c.constrain = "json";
+    if (detail::json_too_deep(tc.arguments, default_max_json_depth) == std::string_view::npos &&
+        json::accept(tc.arguments)) {
+      c.constrain = "json";
+    }
     c.end = end_token::call;
     out.push_back(std::move(c));
   }
 }
 
 }  // namespace
-
-bool uses_grouped_form(dialect d) noexcept {
-  return detail::codec_of(d).shape == detail::turn_shape::grouped;
-}
 
 conversation split_form(const conversation& c) {
   return detail::split_form(c, nullptr);

@@ -46,10 +46,14 @@ result<response_template> response_template::from_json(const json& j) {
 }
 
 result<response_template> response_template::from_text(std::string_view json_text) {
-  json j = json::parse(json_text, nullptr, false);
-  if (j.is_discarded()) {
-    return make_error(error_code::response_template, "the response template is not valid JSON");
+  auto parsed = parse_json_text(json_text);  // depth-guarded, with the error's line:column
+  if (!parsed) {
+    diagnostic d = parsed.error();
+    d.code = error_code::response_template;
+    d.message = "the response template is not valid JSON: " + d.message;
+    return d;
   }
+  json j = std::move(*parsed);
   return from_json(j);
 }
 

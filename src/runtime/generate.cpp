@@ -4,8 +4,8 @@
 
 #include <algorithm>
 
-#include "core/codec.hpp"
 #include "core/utf8.hpp"
+#include "dialects/registry.hpp"
 #include "ocml/decoder.hpp"
 #include "ocml/token_decoder.hpp"
 

@@ -7,6 +7,7 @@
 
 #include "core/read_file.hpp"
 #include "core/utf8.hpp"
+#include "interchange/json_util.hpp"
 #include "ocml/json.hpp"
 
 namespace ocml {
@@ -18,7 +19,7 @@ void add_generation_stops(const std::filesystem::path& dir, const json& config,
                           std::vector<std::string>& stop) {
   std::string text;
   if (!detail::read_file((dir / "generation_config.json").string(), text)) return;
-  const json gen = json::parse(text, nullptr, false);
+  const json gen = detail::try_parse_json(text).value_or(json());
   if (!gen.is_object() || !gen.contains("eos_token_id")) return;
   json ids = gen["eos_token_id"];
   if (!ids.is_array()) ids = json::array({ids});
@@ -47,7 +48,13 @@ result<model_format> model_format::load(const std::string& path) {
   if (!detail::read_file(file.string(), text, &why)) {
     return make_error(error_code::io_error, "cannot read " + why);
   }
-  const json config = json::parse(text, nullptr, false);
+  auto parsed = parse_json_text(text);  // depth-guarded, with the error's line:column
+  if (!parsed) {
+    diagnostic d = parsed.error();
+    d.message = file.string() + ": " + d.message;
+    return d;
+  }
+  const json config = std::move(*parsed);
   if (!config.is_object()) {
     return make_error(error_code::invalid_json, file.string() + ": not a JSON object");
   }

@@ -4,7 +4,7 @@
 
 #include <algorithm>
 
-#include "core/codec.hpp"
+#include "dialects/registry.hpp"
 #include "ocml/harmony.hpp"
 #include "ocml/render.hpp"
 

@@ -44,7 +44,7 @@ compiled_schema::~compiled_schema() = default;
 result<std::shared_ptr<const compiled_schema>> compiled_schema::compile(const json& schema) {
   std::shared_ptr<compiled_schema> s(new compiled_schema());
   try {
-    s->impl_->document = nlohmann::json::parse(schema.dump());
+    s->impl_->document = nlohmann::json(schema);  // values already depth-bounded
     valijson::SchemaParser parser;
     const valijson::adapters::NlohmannJsonAdapter adapter(s->impl_->document);
     parser.populateSchema(adapter, s->impl_->schema);
@@ -55,7 +55,7 @@ result<std::shared_ptr<const compiled_schema>> compiled_schema::compile(const js
 }
 
 std::optional<std::string> compiled_schema::check(const json& value) const {
-  const nlohmann::json target = nlohmann::json::parse(value.dump());
+  const nlohmann::json target(value);
   const valijson::adapters::NlohmannJsonAdapter adapter(target);
   valijson::Validator validator;
   valijson::ValidationResults results;

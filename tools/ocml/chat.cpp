@@ -12,10 +12,9 @@
 #include <utility>
 #include <vector>
 
-#include "core/utf8.hpp"
-#include "interchange/json_util.hpp"
 #include "io.hpp"
 #include "ocml/http_model.hpp"
+#include "ocml/json.hpp"
 #include "ocml/model_format.hpp"
 #include "ocml/tools.hpp"
 
@@ -49,16 +48,18 @@ bool read_tools_file(const std::string& path, std::vector<tool>& out) {
     std::cerr << "E-IO " << err << '\n';
     return false;
   }
-  auto j = detail::try_parse_json(in.bytes());
+  auto j = parse_json_text(in.bytes());
   if (!j) {
-    std::cerr << "E-JSON-INPUT " << path << " is not JSON\n";
+    std::cerr << path << ": " << j.error().to_string() << '\n';
     return false;
   }
   const json list = j->is_object() ? j->value("tools", json::array()) : *j;
-  if (!detail::read_tools(list, out, err)) {
-    std::cerr << "E-JSON-INPUT " << path << ": " << err << '\n';
+  auto tools = tools_from_json(list);
+  if (!tools) {
+    std::cerr << path << ": " << tools.error().to_string() << '\n';
     return false;
   }
+  out = std::move(*tools);
   return true;
 }
 
@@ -353,7 +354,7 @@ int run_chat(const chat_args& a) {
     if (!std::getline(std::cin, line)) break;
     if (line.empty()) continue;
     bool repaired = false;
-    line = detail::valid_utf8(line, &repaired);
+    line = repair_utf8(line, &repaired);
     if (repaired) std::cerr << "ocml chat: bytes that are not UTF-8 were sent as U+FFFD\n";
     conv.messages.push_back({.role = role::user, .content = line});
     g_cancel.reset();

@@ -354,7 +354,7 @@ int run_render_template(const render_args& a) {
   o.add_generation_prompt = a.add_generation_prompt;
   o.continue_final_message = a.continue_final_message;
   if (!a.template_kwargs.empty()) {
-    auto kw = detail::try_parse_json(a.template_kwargs);
+    auto kw = parse_json_text(a.template_kwargs);
     if (!kw || !kw->is_object()) {
       std::cerr << "--template-kwargs: not a JSON object\n";
       return 2;

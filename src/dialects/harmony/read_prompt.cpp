@@ -6,6 +6,7 @@
 #include <string_view>
 #include <vector>
 
+#include "interchange/json_util.hpp"
 #include "ocml/harmony.hpp"
 
 namespace ocml::harmony {
@@ -78,7 +79,8 @@ class type_reader {
         after = trim(after.substr(1));
         if (after.starts_with("// default: ")) {
           // A string default is written between quotes as it is: JSON or not readable.
-          if (json::accept(after.substr(12))) (*schema)["default"] = json::parse(after.substr(12));
+          if (auto v = detail::try_parse_json(after.substr(12)))
+            (*schema)["default"] = std::move(*v);
         } else if (!after.empty()) {
           return std::nullopt;
         }
@@ -94,7 +96,7 @@ class type_reader {
         // "// default: VALUE" (the schema's default, as JSON)
         if (schema && comment.starts_with("default: ")) {
           const std::string_view value = comment.substr(9);
-          if (json::accept(value)) (*schema)["default"] = json::parse(value);
+          if (auto v = detail::try_parse_json(value)) (*schema)["default"] = std::move(*v);
         }
       }
       if (!schema) return std::nullopt;

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // ocml::render: the dialect's renderer, from the codec registry.
 #include "ocml/render.hpp"
-#include "core/codec.hpp"
 #include "core/message_path.hpp"
 #include "core/scan.hpp"
+#include "dialects/registry.hpp"
 #include "interchange/shape.hpp"
 
 namespace ocml {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // ocml::decoder: the dialect's streaming decoder, from the codec registry.
-#include "core/codec.hpp"
+#include "dialects/registry.hpp"
 
 namespace ocml {
 

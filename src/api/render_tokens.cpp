@@ -8,8 +8,8 @@
 #include <array>
 #include <optional>
 
-#include "core/codec.hpp"
 #include "core/message_path.hpp"
+#include "dialects/registry.hpp"
 #include "interchange/shape.hpp"
 #include "ocml/decoder.hpp"
 #include "ocml/token_render.hpp"

@@ -5,8 +5,8 @@
 // text. Escape bytes are counted out of the events' spans again.
 #include <algorithm>
 
-#include "core/codec.hpp"
 #include "core/forge.hpp"
+#include "dialects/registry.hpp"
 #include "ocml/render.hpp"
 #include "ocml/token_decoder.hpp"
 #include "tokens/model.hpp"

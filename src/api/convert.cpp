@@ -4,9 +4,9 @@
 #include <charconv>
 #include <functional>
 
-#include "core/codec.hpp"
 #include "core/line_tracker.hpp"
 #include "core/message_path.hpp"
+#include "dialects/registry.hpp"
 #include "ocml/convert.hpp"
 #include "ocml/render.hpp"
 
