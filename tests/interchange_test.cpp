@@ -182,3 +182,43 @@ TEST(Interchange, ToolsFromJsonAndRepairUtf8) {
   EXPECT_EQ(ocml::repair_utf8("\xc3\xa9", &repaired), "\xc3\xa9");
   EXPECT_FALSE(repaired);
 }
+
+// A library user gets what `ocml render --jsonl` does (issue 24, part 2): the request's own
+// options, the one-pass ChatML path, and the batch line the CLI writes.
+TEST(Interchange, RenderJsonTakesTheRequestsOptionsAndWritesTheCliLine) {
+  const std::string req =
+      R"({"messages": [{"role": "user", "content": "Hi"}], "add_generation_prompt": true})";
+  const ocml::json_render_options chatml{.render = {.dialect = ocml::dialect::chatml}};
+  const auto with = ocml::render_json(req, chatml);
+  ASSERT_TRUE(with.ok());
+  EXPECT_TRUE(with.text.ends_with("<|im_start|>assistant\n")) << with.text;
+  ocml::json_render_options ignore = chatml;
+  ignore.request_options = false;
+  const auto without = ocml::render_json(req, ignore);
+  ASSERT_TRUE(without.ok());
+  EXPECT_TRUE(without.text.ends_with("Hi<|im_end|>\n")) << without.text;
+  const std::string cases[] = {
+      req,
+      R"({"messages": [{"role": "user", "content": "Hi"}, {"role": "assistant", "content": "Yo"}],
+          "continue_final_message": true})",
+      R"({"messages": [{"role": "user", "content": "é\n", "channel": "final"}]})",  // native
+      R"({"messages": [{"role": "assistant", "content": null, "tool_calls": [{"id": "c1",
+          "type": "function", "function": {"name": "f", "arguments": "{\"a\": 1}"}}]}]})",
+      R"({"messages": [{"role": "bot", "content": "x"}]})",  // an error
+  };
+  for (const ocml::dialect d : {ocml::dialect::chatml, ocml::dialect::qwen3}) {
+    for (const auto& c : cases) {
+      const ocml::json_render_options o{.render = {.dialect = d}};
+      const auto whole = ocml::render_json(c, o);
+      ocml::text_buffer line;
+      std::vector<ocml::diagnostic> diags;
+      ocml::render_json_line(c, o, line, diags);
+      EXPECT_EQ(diags.size(), whole.diagnostics.size()) << c;
+      if (whole.ok()) {
+        EXPECT_EQ(line.view(), ocml::dump_json(ocml::json{{"text", whole.text}})) << c;
+      } else {
+        EXPECT_EQ(line.view(), "") << c;
+      }
+    }
+  }
+}

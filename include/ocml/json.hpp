@@ -12,6 +12,7 @@
 #include "ocml/error.hpp"
 #include "ocml/model.hpp"
 #include "ocml/render.hpp"
+#include "ocml/text_buffer.hpp"
 
 namespace ocml {
 
@@ -100,6 +101,10 @@ struct json_render_options {
   std::string reasoning_effort;
   /// Harmony, OpenAI input: the preamble's `Current date:` (empty: no date line).
   std::string current_date;
+  /// The request's own `add_generation_prompt`, `continue_final_message`,
+  /// `chat_template_kwargs.enable_thinking` and `reasoning_effort` win over these options,
+  /// as vLLM and SGLang read a request (false: the text's messages only).
+  bool request_options = true;
 };
 
 /// A rendered text, or why not, with every diagnostic pointing into the JSON input: its
@@ -113,13 +118,27 @@ struct json_render_result {
 
 /// Renders a conversation given as JSON text: the OpenAI chat form unless `format` (or a
 /// native-only key) says otherwise. For harmony, OpenAI input gets gpt-oss's system
-/// preamble and its instructions and tools as the developer message (build_prompt).
+/// preamble and its instructions and tools as the developer message (build_prompt). The
+/// request's own options apply (`request_options`), and OpenAI JSON to ChatML takes the
+/// one-pass reader the CLI uses (the same text as the general path, faster).
 ///
 ///   auto r = ocml::render_json(R"({"messages":[{"role":"user","content":"Hi"}]})",
 ///                              {.render = {.dialect = ocml::dialect::chatml}});
 ///   // r.text == "<|im_start|>system\nYou are Qwen, …<|im_end|>\n<|im_start|>user\nHi<|im_end|>\n"
 [[nodiscard]] json_render_result render_json(std::string_view json_text,
                                              const json_render_options& options);
+
+/// render_json as one line of a JSON Lines batch: appends `{"text": "<the prompt>"}` to
+/// `line` (nothing when it fails) and the diagnostics to `diagnostics`. OpenAI JSON to
+/// ChatML is written escaped in one pass, as `ocml render --jsonl` writes it.
+///
+///   ocml::text_buffer line;
+///   std::vector<ocml::diagnostic> diags;
+///   ocml::render_json_line(R"({"messages":[{"role":"user","content":"Hi"}]})",
+///                          {.render = {.dialect = ocml::dialect::chatml}}, line, diags);
+///   // line.view() == R"({"text":"<|im_start|>system\nYou are Qwen, …"})"
+void render_json_line(std::string_view json_text, const json_render_options& options,
+                      text_buffer& line, std::vector<diagnostic>& diagnostics);
 
 /// Serializes JSON; invalid UTF-8 in strings is written as U+FFFD (never throws).
 [[nodiscard]] std::string dump_json(const json& j, int indent = -1);

@@ -42,5 +42,6 @@
 #include "ocml/model.hpp"
 #include "ocml/prompt.hpp"
 #include "ocml/render.hpp"
+#include "ocml/text_buffer.hpp"
 #include "ocml/tools.hpp"
 #include "ocml/version.hpp"

@@ -121,45 +121,6 @@ std::size_t escape_piece(const escape_table& table, const char* src, std::size_t
 
 }  // namespace
 
-void escaped_buffer::grow(std::size_t n) {
-  const std::size_t capacity = std::max({capacity_ * 2, used_ + n, std::size_t{256}});
-  std::unique_ptr<char[]> bigger(new char[capacity]);  // NOLINT(*-avoid-c-arrays)
-  if (used_ > 0) std::memcpy(bigger.get(), buf_.get(), used_);
-  buf_ = std::move(bigger);
-  capacity_ = capacity;
-}
-
-void escaped_buffer::escape_with(const void* table, std::string_view s) {
-  const auto& t = *static_cast<const escape_table*>(table);
-  if (s.size() < 16) {  // keys and short values: a byte loop beats the SIMD setup (~1%)
-    char* dst = room(kWorst * s.size() + 8);
-    char* const start = dst;
-    for (const char ch : s) {
-      const escape_entry& e = t[static_cast<unsigned char>(ch)];
-      if (e.length == 0) {
-        *dst++ = ch;
-      } else {
-        std::memcpy(dst, e.text.data(), 8);
-        dst += e.length;
-      }
-    }
-    used_ += static_cast<std::size_t>(dst - start);
-    return;
-  }
-  for (std::size_t at = 0; at < s.size(); at += kPiece) {
-    const std::size_t n = std::min(kPiece, s.size() - at);
-    used_ += escape_piece(t, s.data() + at, n, room(kWorst * n + 32));
-  }
-}
-
-void escaped_buffer::escape(std::string_view s) {
-  escape_with(&kOnce, s);
-}
-
-void escaped_buffer::escape_twice(std::string_view s) {
-  escape_with(&kTwice, s);
-}
-
 void append_json_string(std::string& out, std::string_view s, bool known_valid_utf8) {
   if (!known_valid_utf8 && !simdjson::validate_utf8(s.data(), s.size())) {
     out += dump_json(json(std::string(s)));  // nlohmann's replacement of invalid bytes
@@ -174,3 +135,42 @@ void append_json_string(std::string& out, std::string_view s, bool known_valid_u
 }
 
 }  // namespace ocml::detail
+
+void ocml::text_buffer::grow(std::size_t n) {
+  const std::size_t capacity = std::max({capacity_ * 2, used_ + n, std::size_t{256}});
+  std::unique_ptr<char[]> bigger(new char[capacity]);  // NOLINT(*-avoid-c-arrays)
+  if (used_ > 0) std::memcpy(bigger.get(), buf_.get(), used_);
+  buf_ = std::move(bigger);
+  capacity_ = capacity;
+}
+
+void ocml::text_buffer::escape_with(const void* table, std::string_view s) {
+  const auto& t = *static_cast<const detail::escape_table*>(table);
+  if (s.size() < 16) {  // keys and short values: a byte loop beats the SIMD setup (~1%)
+    char* dst = room(detail::kWorst * s.size() + 8);
+    char* const start = dst;
+    for (const char ch : s) {
+      const detail::escape_entry& e = t[static_cast<unsigned char>(ch)];
+      if (e.length == 0) {
+        *dst++ = ch;
+      } else {
+        std::memcpy(dst, e.text.data(), 8);
+        dst += e.length;
+      }
+    }
+    used_ += static_cast<std::size_t>(dst - start);
+    return;
+  }
+  for (std::size_t at = 0; at < s.size(); at += detail::kPiece) {
+    const std::size_t n = std::min(detail::kPiece, s.size() - at);
+    used_ += detail::escape_piece(t, s.data() + at, n, room(detail::kWorst * n + 32));
+  }
+}
+
+void ocml::text_buffer::escape(std::string_view s) {
+  escape_with(&detail::kOnce, s);
+}
+
+void ocml::text_buffer::escape_twice(std::string_view s) {
+  escape_with(&detail::kTwice, s);
+}

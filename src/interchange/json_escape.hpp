@@ -10,41 +10,11 @@
 #include <string>
 #include <string_view>
 
+#include "ocml/text_buffer.hpp"
+
 namespace ocml::detail {
 
-class escaped_buffer {
- public:
-  void clear() noexcept { used_ = 0; }
-  [[nodiscard]] std::size_t size() const noexcept { return used_; }
-  void truncate(std::size_t n) noexcept { used_ = n < used_ ? n : used_; }
-  [[nodiscard]] std::string_view view() const noexcept { return {buf_.get(), used_}; }
-
-  /// Appends bytes that need no escaping (JSON structure, digits).
-  void raw(std::string_view s) {
-    std::memcpy(room(s.size()), s.data(), s.size());
-    used_ += s.size();
-  }
-  void raw(char c) {
-    *room(1) = c;
-    ++used_;
-  }
-  /// Appends valid UTF-8 escaped as the inside of a JSON string.
-  void escape(std::string_view s);
-  /// Appends `s` escaped twice: the inside of a JSON string that holds a JSON string.
-  void escape_twice(std::string_view s);
-
- private:
-  // At least n writable bytes at the end.
-  char* room(std::size_t n) {
-    if (buf_ == nullptr || capacity_ - used_ < n) grow(n);  // never null after this
-    return buf_.get() + used_;
-  }
-  void grow(std::size_t n);
-  void escape_with(const void* table, std::string_view s);
-
-  std::unique_ptr<char[]> buf_;  // capacity_ bytes, never zero-filled; used_ of them hold text
-  std::size_t capacity_ = 0;
-  std::size_t used_ = 0;
-};
+/// The buffer the hot paths escape into (public as ocml::text_buffer).
+using escaped_buffer = ocml::text_buffer;
 
 }  // namespace ocml::detail

@@ -10,14 +10,14 @@
 #include <string_view>
 #include <vector>
 
-#include "interchange/json_escape.hpp"
 #include "ocml/error.hpp"
+#include "ocml/text_buffer.hpp"
 
 namespace ocml::cli {
 
 struct line_result {
   std::string output;                   ///< one JSON line (without the newline)
-  detail::escaped_buffer direct;        ///< or the line written here by a fast path
+  text_buffer direct;                   ///< or the line written here by a fast path
   std::vector<diagnostic> diagnostics;  ///< errors make the line fail; warnings inform
   /// The work on the line threw and even its error could not be recorded (out of memory):
   /// the writer reports E-INTERNAL.

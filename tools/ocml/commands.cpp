@@ -14,8 +14,6 @@
 #include <unistd.h>
 
 #include "batch.hpp"
-#include "dialects/chatml/chatml.hpp"
-#include "interchange/json_input.hpp"
 #include "interchange/json_util.hpp"
 #include "interchange/simd_json.hpp"
 #include "io.hpp"
@@ -39,15 +37,6 @@ bool g_quiet = false;  // --quiet: no warnings
 bool any_error(const std::vector<diagnostic>& ds) {
   return std::any_of(ds.begin(), ds.end(),
                      [](const diagnostic& d) { return d.level == severity::error; });
-}
-
-// The one-pass ChatML paths' warnings ("messages[1].reasoning: …") named as the OpenAI
-// input writes them and placed at their line:column in it.
-void locate(std::vector<diagnostic>& ds, std::string_view input) {
-  for (auto& d : ds) {
-    detail::to_openai_path(d);
-    detail::place_at_path(d, input);
-  }
 }
 
 // Pushes `bytes` to a decoder `chunk` bytes at a time (all at once when 0).
@@ -87,52 +76,6 @@ bool open_input(input& in, const std::string& file) {
   return false;
 }
 
-// What one pass over a JSON text's keys tells: whether it may be in the native form (a key
-// only that form has: detect_json_format's list), and whether it carries options beside
-// its messages (add_generation_prompt, …). One memchr pass over the ':' bytes, each
-// checked for a key just before it; a false alarm (the spelling inside a string) only
-// costs the general reader, which decides.
-struct key_scan {
-  bool native = false;
-  bool options = false;
-};
-key_scan scan_keys(std::string_view text) {
-  static constexpr std::string_view native_keys[] = {
-      "end",          "call_id", "constrain",  "intent",        "extra",  "recipient", "channel",
-      "content_type", "flags",   "reflection", "introspection", "header", "document"};
-  static constexpr std::string_view option_keys[] = {"add_generation_prompt",
-                                                     "chat_template_kwargs",
-                                                     "continue_final_message", "reasoning_effort"};
-  key_scan r;
-  bool tool_calls = false;
-  bool function = false;
-  const char* const begin = text.data();
-  const char* const end = begin + text.size();
-  for (const char* p = begin; (p = static_cast<const char*>(std::memchr(p, ':', end - p))); ++p) {
-    const char* q = p;
-    while (q > begin && (q[-1] == ' ' || q[-1] == '\t' || q[-1] == '\n' || q[-1] == '\r')) --q;
-    if (q == begin || q[-1] != '"') continue;
-    const char* k = q - 1;  // the key's closing quote
-    const char* open = k;
-    while (open > begin && open[-1] != '"' && k - open < 24) --open;
-    if (open == begin || open[-1] != '"') continue;
-    const std::string_view key(open, static_cast<std::size_t>(k - open));
-    for (const auto n : native_keys) r.native = r.native || key == n;
-    for (const auto n : option_keys) r.options = r.options || key == n;
-    tool_calls = tool_calls || key == "tool_calls";
-    function = function || key == "function";
-    if (key == "type") {  // harmony's own content parts: "type": "system_content", …
-      std::string_view value(p + 1, static_cast<std::size_t>(end - p - 1));
-      while (!value.empty() && value.front() == ' ') value.remove_prefix(1);
-      r.native = r.native || value.starts_with("\"system_content\"") ||
-                 value.starts_with("\"developer_content\"");
-    }
-  }
-  // A tool call written natively: {"id":…,"name":…} without "function".
-  r.native = r.native || (tool_calls && !function);
-  return r;
-}
-
 json message_header_json(const message& m) {
   conversation one;
   one.messages.push_back(m);
@@ -145,70 +88,19 @@ json message_header_json(const message& m) {
 
 namespace {
 
-// Options a conversation may carry beside its messages, as vLLM and SGLang requests do
-// (`add_generation_prompt`, `chat_template_kwargs.enable_thinking`): they win over the
-// command line's. The JSON is read a second time only when one of the keys occurs in it.
-struct line_options {
-  bool add_generation_prompt;
-  bool continue_final_message;
-  std::string reasoning_effort;
-  bool enable_thinking = true;
-  /// Nothing but the defaults: the one-pass ChatML paths may take the line.
-  [[nodiscard]] bool plain() const { return !continue_final_message; }
-};
-line_options options_of(const render_args& a, std::string_view input, const key_scan& keys) {
-  line_options lo{a.add_generation_prompt, a.continue_final_message, a.reasoning_effort};
-  if (!keys.options) return lo;
-  simdjson::dom::element doc;
-  if (detail::parse_document(input).get(doc) != simdjson::SUCCESS || !doc.is_object()) return lo;
-  bool b = false;
-  if (doc["add_generation_prompt"].get(b) == simdjson::SUCCESS) lo.add_generation_prompt = b;
-  if (doc["continue_final_message"].get(b) == simdjson::SUCCESS) lo.continue_final_message = b;
-  if (doc["chat_template_kwargs"]["enable_thinking"].get(b) == simdjson::SUCCESS) {
-    lo.enable_thinking = b;
-  }
-  std::string_view effort;
-  if (doc["reasoning_effort"].get(effort) == simdjson::SUCCESS) lo.reasoning_effort = effort;
-  return lo;
-}
-
-// True when ChatML's one-pass readers may take `input`: OpenAI JSON to chatml.
-bool one_pass(const render_args& a, const key_scan& keys) {
-  return a.dialect == dialect::chatml &&
-         (a.format == json_format::openai || (a.format == json_format::automatic && !keys.native));
-}
-
-// The library options of one render (a line's own options over the command line's).
-json_render_options json_options_of(const render_args& a, const line_options& lo,
-                                    const key_scan& keys) {
+// The library options of a render from the command line's (a request's own options win
+// over them inside render_json).
+json_render_options json_options_of(const render_args& a) {
   json_render_options jo;
-  jo.format = a.format == json_format::automatic && !keys.native ? json_format::openai : a.format;
-  jo.reasoning_effort = lo.reasoning_effort;
+  jo.format = a.format;
+  jo.reasoning_effort = a.reasoning_effort;
   jo.current_date = a.current_date;
   jo.render.dialect = a.dialect;
-  jo.render.add_generation_prompt = lo.add_generation_prompt;
-  jo.render.continue_final_message = lo.continue_final_message;
-  jo.render.enable_thinking = lo.enable_thinking;
+  jo.render.add_generation_prompt = a.add_generation_prompt;
+  jo.render.continue_final_message = a.continue_final_message;
   jo.render.training = a.training;
   jo.render.drop_analysis = a.dialect == dialect::harmony && !a.keep_analysis;
   return jo;
-}
-
-// Renders one JSON conversation; the text, or the diagnostics that explain why not.
-line_result render_one(const render_args& a, std::string_view input, const key_scan& keys) {
-  line_result r;
-  const line_options lo = options_of(a, input, keys);
-  if (one_pass(a, keys) && lo.plain() &&
-      detail::chatml::render_openai_text(input, lo.add_generation_prompt, r.output,
-                                         r.diagnostics)) {
-    locate(r.diagnostics, input);
-    return r;  // the one-pass path: OpenAI JSON straight to ChatML
-  }
-  r.diagnostics.clear();
-  json_render_result j = render_json(input, json_options_of(a, lo, keys));
-  r.output = std::move(j.text);
-  r.diagnostics = std::move(j.diagnostics);
-  return r;
 }
 
 // Appends {"text": ...} (a batch output line) to `out`, without building a JSON tree.
@@ -251,25 +143,6 @@ void set_quiet(bool quiet) {
   g_quiet = quiet;
 }
 
-namespace {
-
-// A batch line through ChatML's one-pass reader into its output line; false when the
-// reader declines it (the general path then answers).
-bool one_pass_line(std::string_view text, const line_options& lo, line_result& r) {
-  r.direct.raw("{\"text\":\"");
-  if (detail::chatml::render_openai_json_text(text, lo.add_generation_prompt, r.direct,
-                                              r.diagnostics)) {
-    locate(r.diagnostics, text);
-    r.direct.raw("\"}");
-    return true;
-  }
-  r.direct.clear();
-  r.diagnostics.clear();
-  return false;
-}
-
-}  // namespace
-
 // Appends `"key":[v,…]` to `out`.
 template <typename T>
 void append_array(std::string& out, std::string_view key, const std::vector<T>& v) {
@@ -304,9 +177,7 @@ int run_render_ids(const render_args& a) {
       .max_tokens = a.max_tokens,
       .strict = a.strict_tokens};
   const auto one = [&](std::string_view text, line_result& r) {
-    const key_scan keys = scan_keys(text);
-    const line_options lo = options_of(a, text, keys);
-    json_render_options jo = json_options_of(a, lo, keys);
+    json_render_options jo = json_options_of(a);
     // A training sequence keeps every analysis message: dropping them is harmony's rule for
     // a prompt after a final answer, and with it earlier prompts are not prefixes.
     if (a.training) jo.render.drop_analysis = false;
@@ -393,32 +264,17 @@ int run_render_template(const render_args& a) {
 int run_render(const render_args& a) {
   if (!a.template_file.empty()) return run_render_template(a);
   if (a.ids) return run_render_ids(a);
+  const json_render_options jo = json_options_of(a);
   if (a.batch.jsonl) {
-    return batch(a.batch, a.file, [&a](const batch_line& line, line_result& r) {
-      if (a.dialect == dialect::chatml &&
-          (a.format == json_format::automatic || a.format == json_format::openai)) {
-        // The one-pass path: OpenAI JSON straight to the escaped output line. Its reader
-        // declines every key it does not know (the native form's too), so no key scan is
-        // needed first; only the two options ChatML heeds are looked for.
-        const auto has = [&line](std::string_view key) {
-          return ::memmem(line.text.data(), line.text.size(), key.data(), key.size()) != nullptr;
-        };
-        const line_options lo =
-            has("\"add_generation_prompt\"") || has("\"continue_final_message\"")
-                ? options_of(a, line.text, key_scan{.options = true})
-                : line_options{a.add_generation_prompt, a.continue_final_message, {}};
-        if (lo.plain() && one_pass_line(line.text, lo, r)) return;
-      }
-      line_result one = render_one(a, line.text, scan_keys(line.text));
-      r.diagnostics = std::move(one.diagnostics);
-      append_text_line(r.output, one.output, true);  // rendered from JSON strings: valid UTF-8
+    return batch(a.batch, a.file, [&jo](const batch_line& line, line_result& r) {
+      render_json_line(line.text, jo, r.direct, r.diagnostics);
     });
   }
   input in;
   if (!open_input(in, a.file)) return 1;
-  const line_result r = render_one(a, in.bytes(), scan_keys(in.bytes()));
+  const json_render_result r = render_json(in.bytes(), jo);
   for (const auto& d : r.diagnostics) print_diag(d);
-  if (!any_error(r.diagnostics)) std::cout << r.output;
+  if (!any_error(r.diagnostics)) std::cout << r.text;
   return any_error(r.diagnostics) ? 1 : 0;
 }
 
