@@ -28,7 +28,7 @@ stage "release build"
 ctest --test-dir build -j"$jobs" --output-on-failure
 stage "release tests"
 
-bash scripts/tidy.sh
+OCML_TIDY_ANALYZER=${OCML_TIDY_ANALYZER:-0} bash scripts/tidy.sh
 stage "clang-tidy"
 
 # The sanitizer build (clang): tests and fuzzers from one tree.
@@ -39,5 +39,5 @@ stage "sanitizer build"
 ctest --test-dir build-fuzz -j"$jobs" --output-on-failure -E "^consumer_"
 stage "sanitizer tests"
 
-OCML_FUZZ_RUNS=${OCML_FUZZ_RUNS:-20000} bash scripts/fuzz.sh
+OCML_FUZZ_RUNS=${OCML_FUZZ_RUNS:-8000} bash scripts/fuzz.sh
 stage "fuzzing"

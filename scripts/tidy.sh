@@ -6,7 +6,12 @@ cd "$(dirname "$0")/.."
 # Its own compile database, without precompiled headers (clang cannot read g++'s).
 cmake -S . -B build-tidy -DOCML_PCH=OFF -DCMAKE_EXPORT_COMPILE_COMMANDS=ON >/dev/null
 mapfile -t files < <(git ls-files 'src/*.cpp' 'tools/*.cpp')
-run-clang-tidy -p build-tidy -quiet -j "$(nproc)" "${files[@]}" >build-tidy/tidy.log 2>&1 || {
+# OCML_TIDY_ANALYZER=0 (what CI sets) leaves out the path-sensitive clang-analyzer checks,
+# to keep CI within its 30 minutes (docs/decisions.md 78); run without it, they are in.
+checks=()
+if [[ ${OCML_TIDY_ANALYZER:-1} == 0 ]]; then checks=(-checks=-clang-analyzer-*); fi
+run-clang-tidy -p build-tidy -quiet -j "$(nproc)" "${checks[@]}" "${files[@]}" \
+  >build-tidy/tidy.log 2>&1 || {
   grep -E "(warning|error):" build-tidy/tidy.log | sort -u
   echo "clang-tidy: findings above"
   exit 1

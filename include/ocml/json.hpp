@@ -57,7 +57,7 @@ struct openai_options {
 /// `s` as valid UTF-8: every byte that is not part of a whole character becomes U+FFFD, as
 /// a tokenizer's decode writes it; `repaired` (when given) says whether any did.
 ///
-///   std::string fixed = ocml::repair_utf8("a\xffb");  // "a\xef\xbf\xbdb"
+///   std::string fixed = ocml::repair_utf8("a\xff" "b");  // "a\xef\xbf\xbd" "b"
 [[nodiscard]] std::string repair_utf8(std::string_view s, bool* repaired = nullptr);
 
 /// The OpenAI chat projection: assistant turns grouped (analysis -> reasoning_content,
