@@ -11,7 +11,8 @@ scripts/layers-allowed.txt ("path: what"); one that no longer occurs must be del
 the list, so the list only shrinks.
 
 usage: check-layers.py [--count]        the includes (--count: print the figures only)
-       check-layers.py --objects DIR  the calls, from the library's object files in DIR
+       check-layers.py --objects MARKUP_DIR --objects DIR…  the calls, from the libraries'
+                                      object files (the first: the markup library's)
 """
 import os
 import re
@@ -57,12 +58,14 @@ def findings():
     return out
 
 
-def link_findings(objects):
-    """Calls across floors, read from the library's object files: an undefined symbol of an
-    object on one floor that an object on a higher floor defines."""
+def link_findings(object_dirs):
+    """Calls across floors, read from the libraries' object files: an undefined symbol of an
+    object on one floor that an object on a higher floor defines, and a call from the markup
+    library (the first directory) into another library."""
     import subprocess
-    defined, wanted = {}, []
-    for d, _, names in os.walk(objects):
+    defined, wanted, library = {}, [], {}
+    for objects in object_dirs:
+      for d, _, names in os.walk(objects):
         for n in sorted(names):
             if not n.endswith(".cpp.o"):
                 continue
@@ -70,6 +73,9 @@ def link_findings(objects):
             src = os.path.join("src", os.path.relpath(obj, objects))[:-2]
             if not os.path.exists(os.path.join(ROOT, src)):
                 continue  # an object left from a file since moved
+            if src in library:
+                continue  # a stale copy left in another library's folder
+            library[src] = objects
             floor = src.split("/")[1]
             nm = subprocess.run(["nm", "-g", obj], capture_output=True, text=True, check=True)
             for line in nm.stdout.splitlines():
@@ -83,12 +89,16 @@ def link_findings(objects):
         owner = defined.get(sym)
         if owner and FLOORS.get(owner.split("/")[1], 0) > FLOORS.get(floor, 0):
             out.add(f"{src}: calls into {owner} ({owner.split('/')[1]} is above {floor})")
+        if owner and len(object_dirs) > 1 and library[src] == object_dirs[0] \
+                and library[owner] != object_dirs[0]:
+            out.add(f"{src}: the markup library calls into {owner}, outside it")
     return sorted(out)
 
 
 def main():
     if "--objects" in sys.argv:
-        found = link_findings(sys.argv[sys.argv.index("--objects") + 1])
+        dirs = [sys.argv[i + 1] for i, a in enumerate(sys.argv[:-1]) if a == "--objects"]
+        found = link_findings(dirs)
         for f in found:
             print(f"layers: {f}")
         print(f"layers: {len(found)} calls across floors")

@@ -2,10 +2,13 @@
 // The ocml tool's contract: exit codes 0/1/2, `E-CODE line:col message` on stderr.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 
 #include "cli_support.hpp"
+#include "ocml/convert.hpp"
+#include "ocml/json.hpp"
 
 namespace fs = std::filesystem;
 
@@ -246,3 +249,26 @@ TEST(Cli, ConvertFromHarmonyKeepsInstructionsAndTools) {
 }
 
 }  // namespace
+
+// `ocml dialects --json` is the registry: every dialect with its tokens, stops and features.
+TEST(Cli, DialectsJsonIsTheRegistry) {
+  const auto r = run("dialects --json");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto j = ocml::json::parse(r.out);
+  ASSERT_EQ(j.size(), ocml::dialects().size());
+  for (std::size_t i = 0; i < j.size(); ++i) {
+    const auto& d = ocml::dialects()[i];
+    EXPECT_EQ(j[i]["name"], std::string(d.name));
+    ASSERT_EQ(j[i]["tokens"].size(), d.tokens.size()) << d.name;
+    for (std::size_t k = 0; k < d.tokens.size(); ++k) {
+      EXPECT_EQ(j[i]["tokens"][k], std::string(d.tokens[k]));
+    }
+    const auto holds = ocml::dialect_holds(d.id);
+    EXPECT_EQ(j[i]["holds"].size(), holds.size()) << d.name;
+  }
+  // What the conversion warnings say agrees with the list: ChatML holds no developer role.
+  const auto chatml = ocml::dialect_holds(ocml::dialect::chatml);
+  EXPECT_EQ(std::count(chatml.begin(), chatml.end(), "developer messages"), 0);
+  const auto harmony = ocml::dialect_holds(ocml::dialect::harmony);
+  EXPECT_EQ(std::count(harmony.begin(), harmony.end(), "reasoning"), 1);
+}

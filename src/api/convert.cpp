@@ -15,7 +15,7 @@ namespace ocml {
 namespace {
 
 // A feature of a conversation: how to find it, and which dialects can hold it.
-struct feature {
+struct feature_check {
   const char* name;
   std::function<bool(const message&)> in_message;  // null: a conversation-level feature
   std::function<bool(const conversation&)> in_conversation;
@@ -27,8 +27,8 @@ bool is_call(const message& m) {
   return !m.tool_calls.empty() || (m.role == role::assistant && !m.recipient.empty());
 }
 
-const std::vector<feature>& features() {
-  static const std::vector<feature> table = {
+const std::vector<feature_check>& features() {
+  static const std::vector<feature_check> table = {
       {"system messages", [](const message& m) { return m.role == role::system; }, nullptr,
        f_system},
       {"developer messages", [](const message& m) { return m.role == role::developer; }, nullptr,
@@ -83,10 +83,22 @@ conversation plain_meaning(const conversation& c, dialect from) {
   return read != nullptr ? read(c) : c;
 }
 
-std::vector<diagnostic> unrepresentable_features(const conversation& c, dialect d) {
-  std::vector<diagnostic> out;
+std::vector<std::string_view> dialect_holds(dialect d) {
+  std::vector<std::string_view> out;
   for (const auto& f : features()) {
-    if (((codec_of(d).holds | codec_of(d).defined_away) & f.bit) != 0) continue;
+    if ((codec_of(d).holds & f.bit) != 0) out.emplace_back(f.name);
+  }
+  return out;
+}
+
+namespace {
+
+// A warning per feature of `c` that `held` says the target (`name`) cannot hold.
+void missing_features(const conversation& c, std::string_view name,
+                      const std::function<bool(const feature_check&)>& held,
+                      std::vector<diagnostic>& out) {
+  for (const auto& f : features()) {
+    if (held(f)) continue;
     std::string where;
     if (f.in_conversation) {
       if (!f.in_conversation(c)) continue;
@@ -97,11 +109,35 @@ std::vector<diagnostic> unrepresentable_features(const conversation& c, dialect 
       where = message_path(static_cast<std::size_t>(it - c.messages.begin()));
     }
     diagnostic w =
-        make_error(error_code::unrepresentable, where + ": " + std::string(dialect_name(d)) +
-                                                    " cannot hold " + f.name + " (dropped)");
+        make_error(error_code::unrepresentable,
+                   where + ": " + std::string(name) + " cannot hold " + f.name + " (dropped)");
     w.level = severity::warning;
     out.push_back(std::move(w));
   }
+}
+
+}  // namespace
+
+std::vector<diagnostic> unrepresentable_features(const conversation& c, std::string_view target,
+                                                 std::span<const std::string> holds) {
+  std::vector<diagnostic> out;
+  missing_features(
+      c, target,
+      [&holds](const feature_check& f) {
+        return std::find(holds.begin(), holds.end(), f.name) != holds.end();
+      },
+      out);
+  return out;
+}
+
+std::vector<diagnostic> unrepresentable_features(const conversation& c, dialect d) {
+  std::vector<diagnostic> out;
+  missing_features(
+      c, dialect_name(d),
+      [d](const feature_check& f) {
+        return ((codec_of(d).holds | codec_of(d).defined_away) & f.bit) != 0;
+      },
+      out);
   // Extra attributes named like the target's own keys are not promoted to structure.
   const auto reserved = codec_of(d).reserved_keys;
   for (std::size_t i = 0; i < c.messages.size(); ++i) {

@@ -5,13 +5,13 @@
 
 #include <cstring>
 
+#include "api/render_json.hpp"
 #include "dialects/chatml/chatml.hpp"
 #include "dialects/harmony/prompt_origins.hpp"
 #include "interchange/json_input.hpp"
 #include "interchange/simd_json.hpp"
 #include "ocml/harmony.hpp"
 #include "ocml/json.hpp"
-#include "ocml/token_render.hpp"
 
 namespace ocml {
 
@@ -96,20 +96,6 @@ bool json_render_result::ok() const noexcept {
 
 namespace detail {
 
-// A JSON conversation read for rendering: the harmony preamble built for OpenAI input, and
-// what puts diagnostics back into the JSON's terms.
-struct prepared_json {
-  result<conversation> conv = make_error(error_code::invalid_json, "");
-  bool openai = false;
-  origin_map preamble;
-
-  void locate(diagnostic& d, std::string_view json_text) const {
-    relocate(d, preamble);
-    if (openai) to_openai_path(d);
-    place_at_path(d, json_text);
-  }
-};
-
 prepared_json prepare_json(std::string_view json_text, const json_render_options& options) {
   prepared_json p;
   json_format format = options.format;
@@ -126,6 +112,10 @@ prepared_json prepare_json(std::string_view json_text, const json_render_options
     *p.conv = harmony::build_prompt(std::move(*p.conv), po);
   }
   return p;
+}
+
+json_render_options request_options_of(std::string_view json_text, const json_render_options& in) {
+  return with_request_options(json_text, in, scan_keys(json_text));
 }
 
 }  // namespace detail
@@ -198,32 +188,6 @@ void render_json_line(std::string_view json_text, const json_render_options& giv
   line.raw("{\"text\":\"");
   line.escape(r.text);  // rendered from JSON strings: valid UTF-8
   line.raw("\"}");
-}
-
-bool json_token_result::ok() const noexcept {
-  return std::none_of(diagnostics.begin(), diagnostics.end(),
-                      [](const diagnostic& d) { return d.level == severity::error; });
-}
-
-json_token_result render_json_tokens(std::string_view json_text, const json_render_options& given,
-                                     const tokenizer& tok,
-                                     const token_render_options& token_options) {
-  json_token_result r;
-  const json_render_options options = with_request_options(json_text, given, scan_keys(json_text));
-  const detail::prepared_json p = detail::prepare_json(json_text, options);
-  if (!p.conv) {
-    r.diagnostics.push_back(p.conv.error());
-    return r;
-  }
-  auto seq = render_tokens(*p.conv, options.render, tok, token_options);
-  if (seq) {
-    r.diagnostics = std::move(seq->diagnostics);
-    r.tokens = std::move(*seq);
-  } else {
-    r.diagnostics.push_back(seq.error());
-  }
-  for (auto& d : r.diagnostics) p.locate(d, json_text);
-  return r;
 }
 
 }  // namespace ocml

@@ -8,6 +8,7 @@
 #include <array>
 #include <optional>
 
+#include "api/trained_turns.hpp"
 #include "core/message_path.hpp"
 #include "dialects/registry.hpp"
 #include "interchange/shape.hpp"
@@ -209,12 +210,6 @@ void encode_range(std::string_view text, const std::vector<segment>& segs, token
   flush();
 }
 
-// A trained region of the text: [from, to).
-struct region {
-  std::size_t from;
-  std::size_t to;
-};
-
 // The first `n` messages of `conv` rendered as a plain transcript (with the generation
 // prompt when asked), copying only those messages.
 result<std::string> render_first(const conversation& conv, std::size_t n, const render_options& ro,
@@ -232,78 +227,26 @@ result<std::string> render_first(const conversation& conv, std::size_t n, const 
   return render(sub, o);
 }
 
-result<std::vector<region>> trained_regions(const conversation& conv, const render_options& ro,
-                                            std::string_view text, const token_render_options& to) {
-  std::vector<region> out;
-  const auto& ms = conv.messages;
-  std::size_t first = 0;
-  if (to.turns == trained_turns::last) {
-    for (std::size_t i = 0; i < ms.size(); ++i) {
-      if (ms[i].role != role::assistant) first = i + 1;
-    }
-    while (first > 0 && ms[first - 1].role == role::assistant) --first;
-  }
-  for (std::size_t s = first; s < ms.size();) {
-    if (ms[s].role != role::assistant) {
-      ++s;
-      continue;
-    }
-    std::size_t e = s;
-    while (e + 1 < ms.size() && ms[e + 1].role == role::assistant) ++e;
-    auto prompt = render_first(conv, s, ro, true);
-    if (!prompt) return prompt.error();
-    if (text.compare(0, prompt->size(), *prompt) != 0) {
-      return make_error(error_code::unrepresentable,
-                        detail::message_path(s) +
-                            ": the conversation rendered up to this turn is not a prefix of the "
-                            "whole: the format rewrites earlier turns (Qwen3 drops reasoning "
-                            "before the last user message, harmony's drop_analysis drops "
-                            "analysis before a final answer); train the last turn only, or keep "
-                            "the analysis");
-    }
-    std::size_t stop = text.size();
-    if (e + 1 < ms.size()) {
-      auto upto = render_first(conv, e + 1, ro, false);
-      if (!upto) return upto.error();
-      // Where the two agree: a format that closes the whole conversation (OpenChatML 0.1's
-      // [EOS]) writes that only at the very end.
-      stop = static_cast<std::size_t>(
-          std::mismatch(upto->begin(), upto->end(), text.begin(), text.end()).first -
-          upto->begin());
-      if (stop <= prompt->size()) {
-        return make_error(error_code::unrepresentable,
-                          detail::message_path(e) +
-                              ": the conversation rendered through this turn is not a prefix "
-                              "of the whole");
-      }
-    }
-    // The model samples through its stop token (the dialect's, or the 2.x family's <|end|>
-    // that closes a turn in a transcript); what the markup writes after it ([/AST], [EOS],
-    // a newline) is not sampled.
-    const std::string_view turn = text.substr(prompt->size(), stop - prompt->size());
-    std::size_t last = std::string_view::npos;
-    const auto& codec = detail::codec_of(ro.dialect);
-    const auto consider = [&](std::string_view t) {
-      const std::size_t at = turn.rfind(t);
-      if (at != std::string_view::npos &&
-          (last == std::string_view::npos || at + t.size() > last)) {
-        last = at + t.size();
-      }
-    };
-    for (const std::string_view t : codec.info.stop) consider(t);
-    if (codec.family == "openchatml") consider("<|end|>");
-    if (last != std::string_view::npos) {
-      const std::size_t after = prompt->size() + last;
-      std::size_t keep = after;  // the newline right after the stop token, when asked for
-      while (to.train_trailing_newline && keep < stop && text[keep] == '\n') ++keep;
-      stop = keep;
-    } else if (!to.train_trailing_newline) {
-      while (stop > prompt->size() && text[stop - 1] == '\n') --stop;
-    }
-    out.push_back({prompt->size(), stop});
-    s = e + 1;
-  }
-  return out;
+result<std::vector<detail::trained_region>> trained_regions(const conversation& conv,
+                                                            const render_options& ro,
+                                                            std::string_view text,
+                                                            const token_render_options& to) {
+  const auto& codec = detail::codec_of(ro.dialect);
+  detail::turn_renders r{
+      .messages = conv.messages.size(),
+      .is_assistant = [&conv](std::size_t i) { return conv.messages[i].role == role::assistant; },
+      .render_first =
+          [&](std::size_t n, bool generation_prompt) {
+            return render_first(conv, n, ro, generation_prompt);
+          },
+      .stops = {codec.info.stop.begin(), codec.info.stop.end()},
+      .rewrite_hint =
+          "the format rewrites earlier turns (Qwen3 drops reasoning before the last "
+          "user message, harmony's drop_analysis drops analysis before a final "
+          "answer); train the last turn only, or keep the analysis"};
+  // The 2.x family's <|end|> closes a turn in a transcript.
+  if (codec.family == "openchatml") r.stops.emplace_back("<|end|>");
+  return detail::trained_regions(r, text, to);
 }
 
 }  // namespace
@@ -339,31 +282,18 @@ result<token_sequence> render_tokens(const conversation& conv, const render_opti
     if (!s) return s.error();
     segs = std::move(*s);
   }
-  std::vector<region> regions;
+  std::vector<detail::trained_region> regions;
   if (token_options.training) {
     auto r = trained_regions(c, ro, *text, token_options);
     if (!r) return back(r.error());
     regions = std::move(*r);
   }
-  std::size_t at = 0;
-  for (const region& r : regions) {
-    encode_range(*text, segs, token_options.policy, tok, at, r.from, seq.input_ids);
-    seq.labels.resize(seq.input_ids.size(), -100);
-    const std::size_t before = seq.input_ids.size();
-    encode_range(*text, segs, token_options.policy, tok, r.from, r.to, seq.input_ids);
-    for (std::size_t i = before; i < seq.input_ids.size(); ++i) {
-      seq.labels.push_back(static_cast<std::int32_t>(seq.input_ids[i]));
-    }
-    at = r.to;
-  }
-  encode_range(*text, segs, token_options.policy, tok, at, text->size(), seq.input_ids);
-  if (token_options.training) seq.labels.resize(seq.input_ids.size(), -100);
-  if (token_options.max_tokens != 0 && seq.input_ids.size() > token_options.max_tokens) {
-    const auto cut = static_cast<std::ptrdiff_t>(seq.input_ids.size() - token_options.max_tokens);
-    seq.input_ids.erase(seq.input_ids.begin(), seq.input_ids.begin() + cut);
-    if (!seq.labels.empty()) seq.labels.erase(seq.labels.begin(), seq.labels.begin() + cut);
-  }
-  seq.attention_mask.assign(seq.input_ids.size(), 1);
+  detail::encode_regions(
+      *text, regions,
+      [&](std::size_t from, std::size_t to, std::vector<token_id>& out) {
+        encode_range(*text, segs, token_options.policy, tok, from, to, out);
+      },
+      token_options, seq);
   return seq;
 }
 

@@ -62,6 +62,11 @@ struct codec {
   /// gpt-oss system and developer messages into instructions and tools); null: nothing to
   /// read.
   conversation (*read_preamble)(const conversation&) = nullptr;
+  /// The request kwargs (`chat_template_kwargs`) the dialect reads, by the names models'
+  /// templates use: `enable_thinking`, `reasoning_effort`, `current_date`,
+  /// `auto_drop_analysis`, `bos_token`, `eos_token` (ocml::format maps each to its one
+  /// option). A key no record lists is a warning naming it.
+  std::span<const std::string_view> kwargs = {};
 };
 
 /// Whether text of `c` carries OpenChatML's escape syntax: the 2.x family's does; harmony's

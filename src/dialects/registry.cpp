@@ -27,6 +27,12 @@ constexpr std::array<sv, 2> k01Alias = {"openchatml-0.1", "0.1"};
 constexpr std::array<sv, 1> kQwen3Alias = {"qwq"};
 constexpr std::array<sv, 0> kNoAlias = {};
 
+// The kwargs each dialect reads (codec::kwargs).
+constexpr std::array<sv, 3> kHarmonyKwargs = {"reasoning_effort", "current_date",
+                                              "auto_drop_analysis"};
+constexpr std::array<sv, 1> kQwen3Kwargs = {"enable_thinking"};
+constexpr std::array<sv, 2> k01Kwargs = {"bos_token", "eos_token"};
+
 constexpr std::array<sv, 9> k22Tokens = {"<|start|>",     "<|message|>", "<|channel|>",
                                          "<|constrain|>", "<|end|>",     "<|return|>",
                                          "<|call|>",      "<|literal|>", "<|endliteral|>"};
@@ -74,7 +80,8 @@ constexpr std::array<codec, dialect_count> kCodecs = {{
      make_openchatml_decoder,
      {},
      f_call_ids,
-     harmony::read_prompt},
+     harmony::read_prompt,
+     kHarmonyKwargs},
     {{dialect::chatml, "chatml",
       "Qwen2.5 ChatML with Hermes <tool_call>/<tool_response>, byte-compatible with its template",
       kChatmlAlias, chatml::kTokenNames, kStopImEnd},
@@ -117,7 +124,9 @@ constexpr std::array<codec, dialect_count> kCodecs = {{
      ocml01::render,
      ocml01::make_decoder,
      {},
-     f_call_ids},
+     f_call_ids,
+     nullptr,
+     k01Kwargs},
     {{dialect::qwen3, "qwen3",
       "Qwen3 ChatML with Hermes tool calls and <think> reasoning, byte-compatible with its "
       "template",
@@ -128,7 +137,9 @@ constexpr std::array<codec, dialect_count> kCodecs = {{
      qwen3::render,
      qwen3::make_decoder,
      {},
-     f_call_ids},
+     f_call_ids,
+     nullptr,
+     kQwen3Kwargs},
 }};
 
 constexpr bool in_enum_order() {

@@ -363,3 +363,11 @@ bool unique_keys(simdjson::dom::element e) {
 }
 
 }  // namespace ocml::detail
+
+namespace ocml {
+
+void append_json_quoted(std::string& out, std::string_view s) {
+  detail::append_json_string(out, s);
+}
+
+}  // namespace ocml

@@ -49,6 +49,10 @@ std::string arguments_text(const json& fn) {
 
 }  // namespace
 
+result<conversation> response_to_conversation(const json& message, const openai_options& options) {
+  return from_openai_json(json{{"messages", json::array({response_to_openai(message, options)})}});
+}
+
 json response_to_openai(const json& message, const openai_options& options) {
   const call_ids ids = call_ids::from(options.call_id_seed);
   json out = json::object();

@@ -2,6 +2,8 @@
 // A model's own format (its two templates and stop strings) and the generation loop on it.
 #include "ocml/model_format.hpp"
 
+#include "ocml/format.hpp"
+
 #include <algorithm>
 #include <filesystem>
 
@@ -12,78 +14,20 @@
 
 namespace ocml {
 
-namespace {
-
-// The text of each eos_token_id of generation_config.json, from the config's added tokens.
-void add_generation_stops(const std::filesystem::path& dir, const json& config,
-                          std::vector<std::string>& stop) {
-  std::string text;
-  if (!detail::read_file((dir / "generation_config.json").string(), text)) return;
-  const json gen = detail::try_parse_json(text).value_or(json());
-  if (!gen.is_object() || !gen.contains("eos_token_id")) return;
-  json ids = gen["eos_token_id"];
-  if (!ids.is_array()) ids = json::array({ids});
-  const auto added = config.find("added_tokens_decoder");
-  if (added == config.end() || !added->is_object()) return;
-  for (const auto& id : ids) {
-    if (!id.is_number_integer()) continue;
-    const auto t = added->find(std::to_string(id.get<long long>()));
-    if (t == added->end()) continue;
-    const auto content = t->is_object() ? t->find("content") : t->end();
-    if (content == t->end() || !content->is_string()) continue;
-    const std::string& s = content->get_ref<const std::string&>();
-    if (!s.empty() && std::find(stop.begin(), stop.end(), s) == stop.end()) stop.push_back(s);
-  }
-}
-
-}  // namespace
-
 result<model_format> model_format::load(const std::string& path) {
-  namespace fs = std::filesystem;
-  fs::path file = path;
-  std::error_code ec;
-  if (fs::is_directory(file, ec)) file /= "tokenizer_config.json";
-  std::string text;
-  std::string why;
-  if (!detail::read_file(file.string(), text, &why)) {
-    return make_error(error_code::io_error, "cannot read " + why);
-  }
-  auto parsed = parse_json_text(text);  // depth-guarded, with the error's line:column
-  if (!parsed) {
-    diagnostic d = parsed.error();
-    d.message = file.string() + ": " + d.message;
-    return d;
-  }
-  const json config = std::move(*parsed);
-  if (!config.is_object()) {
-    return make_error(error_code::invalid_json, file.string() + ": not a JSON object");
-  }
-  if (!config.contains("response_template")) {
+  auto f = format::find("model:" + path);
+  if (!f) return f.error();
+  if (f->response_template() == nullptr) {
     return make_error(error_code::invalid_json,
-                      file.string() +
+                      path +
                           ": no response_template (a model format needs both "
                           "templates; add one, see docs/templates.md)");
   }
-  model_format f;
-  auto chat = model_template::from_text(text);
-  if (!chat) {
-    diagnostic d = chat.error();
-    d.message = file.string() + ": " + d.message;
-    return d;
-  }
-  f.chat_ = std::move(chat).value();
-  auto resp = response_template::from_json(config);
-  if (!resp) {
-    diagnostic d = resp.error();
-    d.message = file.string() + ": " + d.message;
-    return d;
-  }
-  f.response_ = std::move(resp).value();
-  // The chat template already read the special tokens (strings or AddedToken objects).
-  const std::string eos = f.chat_.special_tokens().value("eos_token", "");
-  if (!eos.empty()) f.stop_.push_back(eos);
-  add_generation_stops(file.parent_path(), config, f.stop_);
-  return f;
+  model_format m;
+  m.chat_ = *f->chat_template();
+  m.response_ = *f->response_template();
+  m.stop_ = f->stop();
+  return m;
 }
 
 result<std::string> model_format::prompt(const conversation& c,
@@ -155,7 +99,7 @@ format_generation generate(model& engine, const model_format& format, const std:
     return g;
   }
   g.message = std::move(m).value();
-  auto conv = from_openai_json(json{{"messages", json::array({response_to_openai(g.message)})}});
+  auto conv = response_to_conversation(g.message);
   if (conv) g.messages = std::move(conv->messages);
   if (g.finish == finish_reason::none) g.finish = proj.natural_finish();
   return g;

@@ -18,6 +18,13 @@ no_http() {  # $1: a linked program
     exit 1
   fi
 }
+markup_only() {  # $1: a program linked with the markup library alone
+  if ldd "$1" | grep -E 'libicu|libpcre2|libgmp|libssl|libcrypto'; then
+    echo "consumer ($mode): $1 (ocml::markup) links ICU, PCRE2, GMP or TLS" >&2
+    exit 1
+  fi
+  "$1" | grep -q '"content":"Hi"'
+}
 if [[ $mode == pkgconfig ]]; then
   cmake --install "$build" --prefix "$work/prefix" >/dev/null
   export PKG_CONFIG_PATH=$(dirname "$(find "$work/prefix" -name ocml.pc)")
@@ -31,6 +38,14 @@ if [[ $mode == pkgconfig ]]; then
     $(pkg-config --cflags --libs --static ocml)
   "$work/consumer" | grep -q '"content":"Hi"'
   no_http "$work/consumer"
+  flags=$(pkg-config --libs --static ocml-markup)
+  if grep -qE 'icu|pcre2|gmp|ssl|crypto|httplib' <<<"$flags"; then
+    echo "consumer ($mode): pkg-config ocml-markup asks for more than markup needs: $flags" >&2
+    exit 1
+  fi
+  g++ -std=c++20 "$src/tests/consumer/main.cpp" -o "$work/markup_consumer" \
+    $(pkg-config --cflags --libs --static ocml-markup)
+  markup_only "$work/markup_consumer"
   g++ -std=c++20 "$src/tests/consumer/http_main.cpp" -o "$work/http_consumer" \
     $(pkg-config --cflags --libs --static ocml-http)
   "$work/http_consumer" | grep -q 'http ok'
@@ -50,5 +65,6 @@ fi
 cmake --build "$work/b" -j2 >/dev/null
 "$work/b/consumer" | grep -q '"content":"Hi"'
 no_http "$work/b/consumer"
+markup_only "$work/b/markup_consumer"
 "$work/b/http_consumer" | grep -q 'http ok'
 echo "consumer ($mode): ok"

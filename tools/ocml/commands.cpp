@@ -14,16 +14,16 @@
 #include <unistd.h>
 
 #include "batch.hpp"
-#include "interchange/json_util.hpp"
-#include "interchange/simd_json.hpp"
 #include "io.hpp"
 #include "ocml/convert.hpp"
 #include "ocml/display.hpp"
 #include "ocml/events.hpp"
+#include "ocml/format.hpp"
 #include "ocml/gabgpt.hpp"
 #include "ocml/harmony.hpp"
 #include "ocml/render.hpp"
 #include "ocml/template.hpp"
+#include "ocml/template_tokens.hpp"
 #include "ocml/token_decoder.hpp"
 #include "ocml/token_render.hpp"
 #include "tokens_cmd.hpp"
@@ -76,14 +76,6 @@ bool open_input(input& in, const std::string& file) {
   return false;
 }
 
-json message_header_json(const message& m) {
-  conversation one;
-  one.messages.push_back(m);
-  json j = to_native_json(one)["messages"][0];
-  j.erase("content");
-  return j;
-}
-
 }  // namespace
 
 namespace {
@@ -104,9 +96,9 @@ json_render_options json_options_of(const render_args& a) {
 }
 
 // Appends {"text": ...} (a batch output line) to `out`, without building a JSON tree.
-void append_text_line(std::string& out, std::string_view text, bool known_valid_utf8 = false) {
+void append_text_line(std::string& out, std::string_view text) {
   out += "{\"text\":";
-  detail::append_json_string(out, text, known_valid_utf8);
+  append_json_quoted(out, text);
   out.push_back('}');
 }
 
@@ -162,53 +154,67 @@ void append_array(std::string& out, std::string_view key, const std::vector<T>& 
   out.resize(static_cast<std::size_t>(p - out.data()));
 }
 
-// `ocml render --ids`: one JSON object of IDs (and labels) per conversation.
-int run_render_ids(const render_args& a) {
-  auto tok = tokenizer::from_file(a.tokenizer, {.encoding = a.encoding});
-  if (!tok) {
-    std::cerr << tok.error().to_string() << '\n';
-    return 1;
-  }
-  const token_render_options to{
-      .policy = a.policy == "hf" ? token_policy::hf : token_policy::harmony,
-      .training = a.training,
-      .turns = a.last_turn_only ? trained_turns::last : trained_turns::all,
-      .train_trailing_newline = a.train_trailing_newline,
-      .max_tokens = a.max_tokens,
-      .strict = a.strict_tokens};
-  const auto one = [&](std::string_view text, line_result& r) {
-    json_render_options jo = json_options_of(a);
-    // A training sequence keeps every analysis message: dropping them is harmony's rule for
-    // a prompt after a final answer, and with it earlier prompts are not prefixes.
-    if (a.training) jo.render.drop_analysis = false;
-    json_token_result j = render_json_tokens(text, jo, *tok, to);
-    r.diagnostics = std::move(j.diagnostics);
-    if (!j.ok()) return;
-    r.output += '{';
-    append_array(r.output, "input_ids", j.tokens.input_ids);
+// `{"input_ids":[…],"attention_mask":[…][,"labels":[…]]}` of a rendered line.
+void write_ids(json_token_result j, bool training, line_result& r) {
+  r.diagnostics = std::move(j.diagnostics);
+  if (!j.ok()) return;
+  r.output += '{';
+  append_array(r.output, "input_ids", j.tokens.input_ids);
+  r.output += ',';
+  append_array(r.output, "attention_mask", j.tokens.attention_mask);
+  if (training) {
     r.output += ',';
-    append_array(r.output, "attention_mask", j.tokens.attention_mask);
-    if (a.training) {
-      r.output += ',';
-      append_array(r.output, "labels", j.tokens.labels);
-    }
-    r.output += '}';
-  };
-  if (a.batch.jsonl) {
-    return batch(a.batch, a.file,
-                 [&](const batch_line& line, line_result& r) { one(line.text, r); });
+    append_array(r.output, "labels", j.tokens.labels);
   }
+  r.output += '}';
+}
+
+// Answers every line of a batch, or the one input, with `one`; the exit code.
+int each_input(const render_args& a, const line_fn& one_line) {
+  if (a.batch.jsonl) return batch(a.batch, a.file, one_line);
   input in;
   if (!open_input(in, a.file)) return 1;
   line_result r;
-  one(in.bytes(), r);
+  one_line(batch_line{.text = in.bytes()}, r);
   for (const auto& d : r.diagnostics) print_diag(d);
   if (!any_error(r.diagnostics)) std::cout << r.output << '\n';
   return any_error(r.diagnostics) ? 1 : 0;
 }
 
-// `ocml render --template`: the model's own chat template, one conversation per line with
-// --jsonl.
+result<tokenizer> load_tokenizer(const render_args& a) {
+  return tokenizer::from_file(a.tokenizer, {.encoding = a.encoding});
+}
+
+token_render_options token_options_of(const render_args& a) {
+  return {// A dialect's default is harmony's; a template has only hf (main refuses harmony).
+          .policy = a.policy == "hf" || !a.template_file.empty() ? token_policy::hf
+                                                                 : token_policy::harmony,
+          .training = a.training,
+          .turns = a.last_turn_only ? trained_turns::last : trained_turns::all,
+          .train_trailing_newline = a.train_trailing_newline,
+          .max_tokens = a.max_tokens,
+          .strict = a.strict_tokens};
+}
+
+// `ocml render --ids`: one JSON object of IDs (and labels) per conversation.
+int run_render_ids(const render_args& a) {
+  auto tok = load_tokenizer(a);
+  if (!tok) {
+    std::cerr << tok.error().to_string() << '\n';
+    return 1;
+  }
+  const token_render_options to = token_options_of(a);
+  return each_input(a, [&](const batch_line& line, line_result& r) {
+    json_render_options jo = json_options_of(a);
+    // A training sequence keeps every analysis message: dropping them is harmony's rule for
+    // a prompt after a final answer, and with it earlier prompts are not prefixes.
+    if (a.training) jo.render.drop_analysis = false;
+    write_ids(render_json_tokens(line.text, jo, *tok, to), a.training, r);
+  });
+}
+
+// `ocml render --template` or `-d model:PATH`: the model's own chat template (as text, or
+// with --ids as IDs and labels), one conversation per line with --jsonl.
 int run_render_template(const render_args& a) {
   auto t = model_template::from_file(a.template_file);
   if (!t && a.batch.jsonl && t.error().code == error_code::template_syntax) {
@@ -232,9 +238,23 @@ int run_render_template(const render_args& a) {
     }
     o.kwargs = std::move(*kw);
   }
+  // --reasoning-effort is the kwarg gpt-oss's template reads (a request's own wins).
+  if (a.reasoning_effort_given) o.kwargs["reasoning_effort"] = a.reasoning_effort;
   o.render.now = a.now;
   if (o.render.now.empty()) {
     if (const char* env = std::getenv("OCML_TEMPLATE_NOW")) o.render.now = env;
+  }
+  if (a.ids) {
+    auto tok = load_tokenizer(a);
+    if (!tok) {
+      std::cerr << tok.error().to_string() << '\n';
+      return 1;
+    }
+    const template_token_options to{
+        .render = o, .tokens = token_options_of(a), .stop = template_stop_strings(*t)};
+    return each_input(a, [&](const batch_line& line, line_result& r) {
+      write_ids(render_template_tokens(*t, line.text, *tok, to), a.training, r);
+    });
   }
   const auto one = [&](std::string_view text, line_result& r) {
     auto out = t->render_json(text, o);
@@ -242,9 +262,7 @@ int run_render_template(const render_args& a) {
       r.diagnostics.push_back(out.error());
       return;
     }
-    r.output = "{\"text\":";
-    detail::append_json_string(r.output, *out);
-    r.output += '}';
+    append_text_line(r.output, *out);
   };
   if (a.batch.jsonl) {
     return batch(a.batch, a.file,
@@ -366,78 +384,12 @@ int run_stream_events(const parse_args& a) {
 int run_stream(const parse_args& a) {
   if (!a.events.empty()) return run_stream_events(a);
   bool error = false;
-  const bool spans = spans_reported(a.decoder.dialect);
   decoder d(a.decoder, [&](const event& e) {
-    json j = json::object();
-    switch (e.kind) {
-      case event_kind::document_header:
-        j["event"] = "document_header";
-        j["offset"] = e.offset;
-        break;
-      case event_kind::message_begin:
-        j["event"] = "message_begin";
-        j["offset"] = e.offset;
-        j["message"] = message_header_json(*e.message);
-        break;
-      case event_kind::content:
-        j["event"] = "content";
-        j["offset"] = e.offset;
-        j["text"] = std::string(e.text);
-        break;
-      case event_kind::reasoning:
-      case event_kind::reflection:
-      case event_kind::introspection:
-        j["event"] = e.kind == event_kind::reasoning    ? "reasoning"
-                     : e.kind == event_kind::reflection ? "reflection"
-                                                        : "introspection";
-        j["offset"] = e.offset;
-        j["text"] = std::string(e.text);
-        break;
-      case event_kind::document_part:
-        j["event"] = "document_part";
-        j["offset"] = e.offset;
-        j["part"] = detail::write_document({*e.part})[0];
-        break;
-      case event_kind::tools:
-        j["event"] = "tools";
-        j["offset"] = e.offset;
-        j["tools"] = detail::write_tools(*e.tools);
-        break;
-      case event_kind::tool_call:
-        j["event"] = "tool_call";
-        j["offset"] = e.offset;
-        j["id"] = e.call->id;
-        j["name"] = e.call->name;
-        j["arguments"] = e.call->arguments;
-        break;
-      case event_kind::message_end:
-        j["event"] = "message_end";
-        j["offset"] = e.offset;
-        j["end"] = std::string(end_name(e.end));
-        break;
-      case event_kind::structure:
-        j["event"] = "structure";
-        j["offset"] = e.offset;
-        break;
-      case event_kind::skipped:
-        j["event"] = "skipped";
-        j["offset"] = e.offset;
-        j["why"] = std::string(e.text);
-        break;
-      case event_kind::diagnostic:
-        j["event"] = "diagnostic";
-        j["offset"] = e.offset;
-        j["code"] = std::string(error_name(e.diag->code));
-        j["severity"] = e.diag->level == severity::error ? "error" : "warning";
-        j["line"] = e.diag->line;
-        j["column"] = e.diag->column;
-        j["message"] = e.diag->message;
-        if (e.diag->level == severity::error) error = true;
-        print_diag(*e.diag);
-        break;
+    if (e.kind == event_kind::diagnostic) {
+      if (e.diag->level == severity::error) error = true;
+      print_diag(*e.diag);
     }
-    if (spans && e.kind != event_kind::diagnostic) j["span"] = {e.span.begin, e.span.end};
-    std::cout << dump_json(j) << '\n';
+    std::cout << event_json_line(e) << '\n';
   });
   if (!feed_streaming(d, a.file, a.chunk)) error = true;
   return error ? 1 : 0;
@@ -465,6 +417,15 @@ int run_validate(const decoder_options& opt, const std::vector<std::string>& fil
   return rc;
 }
 
+bool use_color(const std::string& flag) {
+  // auto: a terminal, unless NO_COLOR is set (no-color.org) or TERM is dumb; the flag wins.
+  const char* no_color = std::getenv("NO_COLOR");
+  const char* term = std::getenv("TERM");
+  return flag == "always" || (flag == "auto" && ::isatty(STDOUT_FILENO) != 0 &&
+                              (no_color == nullptr || *no_color == '\0') &&
+                              !(term != nullptr && std::string_view(term) == "dumb"));
+}
+
 int run_view(const view_args& a) {
   input in;
   if (!open_input(in, a.file)) return 1;
@@ -478,14 +439,7 @@ int run_view(const view_args& a) {
   }
   const parse_result r = parse(in.bytes(), a.decoder);
   for (const auto& diag : r.diagnostics) print_diag(diag);
-  // auto: a terminal, unless NO_COLOR is set (no-color.org) or TERM is dumb; the flag wins.
-  const char* no_color = std::getenv("NO_COLOR");
-  const char* term = std::getenv("TERM");
-  const bool color =
-      a.color == "always" || (a.color == "auto" && ::isatty(STDOUT_FILENO) != 0 &&
-                              (no_color == nullptr || *no_color == '\0') &&
-                              !(term != nullptr && std::string_view(term) == "dumb"));
-  std::cout << render_view(r.conversation, {.debug = a.debug, .color = color});
+  std::cout << render_view(r.conversation, {.debug = a.debug, .color = use_color(a.color)});
   return r.ok() ? 0 : 1;
 }
 
@@ -509,7 +463,7 @@ int run_prepare(const prepare_args& a) {
 // template (the prompt a model would be given for this conversation, with no generation
 // prompt).
 int convert_to_model(const convert_args& a) {
-  auto f = model_template::from_file(a.to_model);
+  auto f = format::find("model:" + a.to_model);
   if (!f) {
     std::cerr << a.to_model << ": " << f.error().to_string() << '\n';
     return 1;
@@ -518,14 +472,21 @@ int convert_to_model(const convert_args& a) {
     parse_result p = parse(text, {.dialect = a.from, .lenient = a.lenient});
     diags = std::move(p.diagnostics);
     if (any_error(diags)) return;
+    const conversation plain = plain_meaning(p.conversation, a.from);
+    // What the model's template cannot write (probed from it): warnings, errors with --strict.
+    for (auto& w : unrepresentable_features(plain, f->name(), f->holds())) {
+      if (a.strict) w.level = severity::error;
+      diags.push_back(std::move(w));
+    }
+    if (any_error(diags)) return;
     // A transcript converted is a function of its text: calls without ids get seed 0's.
-    const json request = to_openai_json(plain_meaning(p.conversation, a.from), {.call_id_seed = 0});
-    auto t = f->render_json(dump_json(request), {});
-    if (!t) {
-      diags.push_back(t.error());
+    const json request = to_openai_json(plain, {.call_id_seed = 0});
+    auto t = f->render_json(dump_json(request));
+    if (!t.ok()) {
+      for (auto& d : t.diagnostics) diags.push_back(std::move(d));
       return;
     }
-    out = std::move(*t);
+    out = std::move(t.text);
   };
   if (a.batch.jsonl) {
     return batch(a.batch, a.file, [&](const batch_line& line, line_result& r) {
@@ -568,7 +529,26 @@ int run_convert(const convert_args& a) {
   return 0;
 }
 
-int run_dialects() {
+int run_dialects(bool as_json) {
+  if (as_json) {
+    // The registry, for tests, fuzz lists and the docs' feature tables.
+    json out = json::array();
+    const auto list = [](auto span) {
+      json a = json::array();
+      for (const auto x : span) a.push_back(std::string(x));
+      return a;
+    };
+    for (const auto& d : dialects()) {
+      out.push_back({{"name", std::string(d.name)},
+                     {"summary", std::string(d.summary)},
+                     {"aliases", list(d.aliases)},
+                     {"tokens", list(d.tokens)},
+                     {"stop", list(d.stop)},
+                     {"holds", list(dialect_holds(d.id))}});
+    }
+    std::cout << dump_json(out, 2) << '\n';
+    return 0;
+  }
   for (const auto& d : dialects()) {
     std::cout << d.name << '\t' << d.summary;
     if (!d.aliases.empty()) {

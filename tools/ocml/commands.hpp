@@ -29,6 +29,7 @@ struct render_args {
   bool training = false;
   bool keep_analysis = false;
   std::string reasoning_effort = "medium";  ///< harmony prompt from OpenAI JSON
+  bool reasoning_effort_given = false;      ///< --reasoning-effort was on the command line
   std::string current_date;                 ///< harmony prompt from OpenAI JSON
   std::string file = "-";
   batch_args batch;
@@ -36,7 +37,7 @@ struct render_args {
   bool ids = false;
   std::string tokenizer;
   std::string encoding;
-  std::string policy = "harmony";
+  std::string policy;  ///< "harmony", "hf", or empty: harmony for a dialect, hf for a template
   std::size_t max_tokens = 0;
   bool last_turn_only = false;
   bool train_trailing_newline = false;
@@ -50,6 +51,7 @@ struct render_args {
 struct parse_args {
   decoder_options decoder;
   bool openai = false;
+  bool raw = false;       ///< with a response template: its own dict, as transformers returns it
   bool ids = false;       ///< input is token IDs
   std::string tokenizer;  ///< with ids
   std::string encoding;   ///< with ids and a .tiktoken file
@@ -100,9 +102,17 @@ struct prepare_args {
   std::string file;  ///< empty: the log comes from standard input
 };
 
-int run_dialects();
+/// `ocml dialects [--json]`: the registry, as lines or as JSON.
+int run_dialects(bool as_json);
 /// `ocml parse --response-template`: the message, as transformers' parse_response returns it.
 int run_parse_response(const parse_args& a);
+/// `validate -d model:PATH`: each file parsed by the model's response template.
+int run_validate_response(const std::string& response_template, bool lenient,
+                          const std::vector<std::string>& files);
+/// `view -d model:PATH`: the parsed generation as a user sees it.
+int run_view_response(const view_args& a, const std::string& response_template);
+/// --color: auto (a terminal, unless NO_COLOR or TERM=dumb), always or never.
+bool use_color(const std::string& flag);
 /// `ocml stream --response-template`: the template's events as JSON lines (or OpenAI chunks).
 int run_stream_response(const parse_args& a);
 int run_prepare(const prepare_args& a);

@@ -54,8 +54,8 @@ void add_response_flags(CLI::App* app, CLI::Option* dialect, ocml::cli::parse_ar
     if (dialect->count() == 0 && rt->count() == 0) {
       throw CLI::RequiredError("--dialect or --response-template");
     }
-    if (a.response_template.empty() && (prefix->count() > 0 || tools->count() > 0)) {
-      throw CLI::ValidationError("--prefix/--tools", "need a response template");
+    if (a.response_template.empty() && (prefix->count() > 0 || tools->count() > 0 || a.raw)) {
+      throw CLI::ValidationError("--prefix/--tools/--raw", "need a response template");
     }
   });
 }
@@ -103,31 +103,79 @@ int main(int argc, char** argv) {
                    "with --ids: harmony (control tokens one ID each, content never one) or "
                    "hf (the text encoded whole, as apply_chat_template(tokenize=True))")
       ->check(CLI::IsMember({"harmony", "hf"}));
-  render->add_option("--max-tokens", ra.max_tokens,
-                     "with --ids: keep the last N tokens (labels cut with them)");
-  render->add_flag("--last-turn-only", ra.last_turn_only,
-                   "with --ids --training: train the last assistant turn only");
-  render->add_flag("--train-trailing-newline", ra.train_trailing_newline,
-                   "with --ids --training: also train the newline after a stop token");
-  render->add_flag("--strict", ra.strict_tokens,
-                   "with --ids: a control token the vocabulary lacks is an error");
+  auto* ids_opt = render->get_option("--ids");
+  auto* policy_opt = render->get_option("--policy");
+  render
+      ->add_option("--max-tokens", ra.max_tokens,
+                   "with --ids: keep the last N tokens (labels cut with them)")
+      ->needs(ids_opt);
+  auto* last_turn = render
+                        ->add_flag("--last-turn-only", ra.last_turn_only,
+                                   "with --ids --training: train the last assistant turn only")
+                        ->needs(ids_opt);
+  auto* trailing = render
+                       ->add_flag("--train-trailing-newline", ra.train_trailing_newline,
+                                  "with --ids --training: also train the newline after a stop "
+                                  "token")
+                       ->needs(ids_opt);
+  auto* strict_tokens =
+      render
+          ->add_flag("--strict", ra.strict_tokens,
+                     "with --ids and a dialect: a control token the vocabulary lacks is an error")
+          ->needs(ids_opt);
+  policy_opt->needs(ids_opt);
   auto* tmpl_opt = render->add_option(
       "--template", ra.template_file,
       "render with this chat template (.jinja) as transformers does, instead of a dialect");
   // -d or --template: one of the two.
   render_dialect->required(false);
   tmpl_opt->excludes(render_dialect);
-  render->callback([render_dialect, tmpl_opt] {
+  auto* kwargs_opt =
+      render->add_option("--template-kwargs", ra.template_kwargs,
+                         "with --template or -d model:PATH: a JSON object of template variables "
+                         "(bos_token, enable_thinking…); a conversation's chat_template_kwargs "
+                         "win");
+  auto* now_opt = render->add_option(
+      "--now", ra.now,
+      "with --template or -d model:PATH: strftime_now's time, YYYY-MM-DDTHH:MM:SS (default: "
+      "$OCML_TEMPLATE_NOW, else the local time)");
+  // One option set for a dialect and a model's template: what cannot apply is a usage
+  // error, never silently ignored (issue 24).
+  render->callback([&ra, render_dialect, tmpl_opt, kwargs_opt, now_opt, policy_opt, strict_tokens,
+                    render, ids_opt, last_turn, trailing] {
     if (render_dialect->count() == 0 && tmpl_opt->count() == 0) {
       throw CLI::RequiredError("--dialect or --template");
     }
+    const bool tmpl = !ra.template_file.empty();
+    const auto refuse = [](const std::string& what, const std::string& why) {
+      throw CLI::ValidationError(what, why);
+    };
+    if (tmpl) {
+      if (render->get_option("--native")->count() + render->get_option("--harmony")->count() > 0) {
+        refuse("--native/--harmony", "a chat template reads OpenAI chat JSON only");
+      }
+      if (render->get_option("--keep-analysis")->count() > 0 ||
+          render->get_option("--current-date")->count() > 0) {
+        refuse("--keep-analysis/--current-date",
+               "harmony's dialect options: a template takes its variables from "
+               "--template-kwargs");
+      }
+      if (policy_opt->count() > 0 && ra.policy == "harmony") {
+        refuse("--policy harmony", "needs a dialect: a template's text is encoded whole (hf)");
+      }
+      if (strict_tokens->count() > 0) {
+        refuse("--strict", "needs a dialect (a template has no control-token list)");
+      }
+      if (ra.training && ids_opt->count() == 0) {
+        refuse("--training", "with a template, needs --ids (labels on the assistant's turns)");
+      }
+    } else if (kwargs_opt->count() + now_opt->count() > 0) {
+      refuse("--template-kwargs/--now", "need --template or -d model:PATH");
+    }
+    if ((last_turn->count() + trailing->count() > 0) && !ra.training) {
+      refuse("--last-turn-only/--train-trailing-newline", "need --training");
+    }
   });
-  render->add_option("--template-kwargs", ra.template_kwargs,
-                     "with --template: a JSON object of template variables (bos_token, "
-                     "enable_thinking…); a conversation's chat_template_kwargs win");
-  render->add_option("--now", ra.now,
-                     "with --template: strftime_now's time, YYYY-MM-DDTHH:MM:SS (default: "
-                     "$OCML_TEMPLATE_NOW, else the local time)");
   render->add_option("file", ra.file, "input file, - for stdin");
   add_batch_flags(render, ra.batch);
 
@@ -150,6 +198,11 @@ int main(int argc, char** argv) {
                   "only from the dialect's control-token IDs");
   parse->add_option("file", pa.file, "input file, - for stdin");
   add_batch_flags(parse, pa.batch);
+  parse->get_option("--ids")->excludes(parse->get_option("--jsonl"));
+  auto* raw = parse->add_flag("--raw", pa.raw,
+                              "with a response template: print its own dict, as transformers' "
+                              "parse_response returns it (default: the native or OpenAI form)");
+  raw->excludes(parse->get_option("--openai"));
   add_response_flags(parse, parse_dialect, pa);
 
   ocml::cli::parse_args sa;
@@ -170,14 +223,16 @@ int main(int argc, char** argv) {
 
   ocml::decoder_options vo;
   std::vector<std::string> vfiles;
+  std::string vmodel;  // -d model:PATH
   auto* validate = app.add_subcommand("validate", "check markup; diagnostics on stderr");
-  add_dialect(validate, vo.dialect);
+  add_dialect(validate, vo.dialect, &vmodel);
   add_decoder_flags(validate, vo);
   validate->add_option("files", vfiles, "input files (default: stdin)");
 
   ocml::cli::view_args wa;
+  std::string wmodel;  // -d model:PATH
   auto* view = app.add_subcommand("view", "what a user sees (or everything with --debug)");
-  add_dialect(view, wa.decoder.dialect);
+  add_dialect(view, wa.decoder.dialect, &wmodel);
   add_decoder_flags(view, wa.decoder);
   view->add_flag("--debug", wa.debug,
                  "show every message and part (reasoning, tool calls, tool declarations), "
@@ -212,6 +267,10 @@ int main(int argc, char** argv) {
   app.add_subcommand("chat", "agent loop against an OpenAI-compatible engine (ocml-chat)");
 
   auto* list = app.add_subcommand("dialects", "list the dialects");
+  bool list_json = false;
+  list->add_flag("--json", list_json,
+                 "the registry as JSON: names, aliases, control tokens, stop strings, and "
+                 "the features each can hold");
 
   ocml::cli::tokens_args ta;
   const auto tokens = ocml::cli::add_tokens_commands(app, ta);
@@ -232,17 +291,22 @@ int main(int argc, char** argv) {
   if (f_openai) ra.format = ocml::json_format::openai;
   if (f_native) ra.format = ocml::json_format::native;
   if (f_harmony) ra.format = ocml::json_format::harmony;
+  ra.reasoning_effort_given = render->get_option("--reasoning-effort")->count() > 0;
   try {
     if (*render) return ocml::cli::run_render(ra);
     if (*parse && !pa.response_template.empty()) return ocml::cli::run_parse_response(pa);
     if (*parse) return ocml::cli::run_parse(pa);
     if (*stream && !sa.response_template.empty()) return ocml::cli::run_stream_response(sa);
     if (*stream) return ocml::cli::run_stream(sa);
+    if (*validate && !vmodel.empty()) {
+      return ocml::cli::run_validate_response(vmodel, vo.lenient, vfiles);
+    }
     if (*validate) return ocml::cli::run_validate(vo, vfiles);
+    if (*view && !wmodel.empty()) return ocml::cli::run_view_response(wa, wmodel);
     if (*view) return ocml::cli::run_view(wa);
     if (*prep) return ocml::cli::run_prepare(pr);
     if (*conv) return ocml::cli::run_convert(ca);
-    if (*list) return ocml::cli::run_dialects();
+    if (*list) return ocml::cli::run_dialects(list_json);
     if (*tokens.encode) return ocml::cli::run_tokens_encode(ta);
     if (*tokens.decode) return ocml::cli::run_tokens_decode(ta);
     if (*tokens.check) return ocml::cli::run_tokens_check(ta);

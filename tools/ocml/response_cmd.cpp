@@ -5,8 +5,11 @@
 
 #include "commands.hpp"
 #include "io.hpp"
+#include "ocml/display.hpp"
 #include "ocml/json.hpp"
 #include "ocml/response.hpp"
+#include "ocml/tokens.hpp"
+#include "token_ids.hpp"
 
 namespace ocml::cli {
 
@@ -109,6 +112,39 @@ json event_json(const response_event& e) {
   return j;
 }
 
+// The parsed message in the command's output shape: the OpenAI or native form of the
+// one-message conversation, as a dialect's parse writes it; --raw: the template's own dict.
+result<json> output_of(const parse_args& a, const json& m) {
+  if (a.raw) return m;
+  auto conv = response_to_conversation(m, {.call_id_seed = a.seed});
+  if (!conv) return conv.error();
+  if (a.openai) return to_openai_json(*conv, {.call_id_seed = a.seed});
+  return to_native_json(*conv);
+}
+
+// --ids: the generation's IDs decoded to its text with the tokenizer.
+bool read_ids_text(const parse_args& a, std::string& text) {
+  auto tok = tokenizer::from_file(a.tokenizer, {.encoding = a.encoding});
+  if (!tok) {
+    print_diag(tok.error());
+    return false;
+  }
+  std::string bytes;
+  if (!read_text(a.file, bytes)) return false;
+  auto ids = read_token_ids(bytes);
+  if (!ids) {
+    print_diag(ids.error());
+    return false;
+  }
+  auto decoded = tok->decode(*ids);
+  if (!decoded) {
+    print_diag(decoded.error());
+    return false;
+  }
+  text = std::move(*decoded);
+  return true;
+}
+
 }  // namespace
 
 // --jsonl: a line is the generation (a JSON string), or an object with "generation" (or
@@ -142,7 +178,13 @@ int parse_response_lines(const parse_args& a, const response_setup& s) {
     p.push(generation);
     auto m = p.finish();
     r.diagnostics = p.diagnostics();
-    if (m) r.output = dump_json(a.openai ? response_to_openai(*m, {.call_id_seed = a.seed}) : *m);
+    if (!m) return;
+    auto out = output_of(a, *m);
+    if (!out) {
+      r.diagnostics.push_back(out.error());
+      return;
+    }
+    r.output = dump_json(*out);
   });
 }
 
@@ -151,12 +193,24 @@ int run_parse_response(const parse_args& a) {
   if (!setup(a, s)) return 1;
   if (a.batch.jsonl) return parse_response_lines(a, s);
   response_parser p(s.tmpl, options_of(a, s), nullptr);
-  const bool read = feed(p, a);
+  bool read = true;
+  if (a.ids) {
+    std::string text;
+    read = read_ids_text(a, text);
+    if (!read) return 1;
+    p.push(text);
+  } else {
+    read = feed(p, a);
+  }
   auto m = p.finish();
   for (const auto& d : p.diagnostics()) print_diag(d);
   if (!m || !read) return 1;
-  std::cout << dump_json(a.openai ? response_to_openai(*m, {.call_id_seed = a.seed}) : *m, 2)
-            << '\n';
+  auto out = output_of(a, *m);
+  if (!out) {
+    print_diag(out.error());
+    return 1;
+  }
+  std::cout << dump_json(*out, 2) << '\n';
   return 0;
 }
 
@@ -186,6 +240,55 @@ int run_stream_response(const parse_args& a) {
     line(dump_json({{"type", "message"}, {"value", *m}}));
   }
   return m && read ? 0 : 1;
+}
+
+int run_validate_response(const std::string& response_template, bool lenient,
+                          const std::vector<std::string>& files) {
+  auto t = response_template::from_file(response_template);
+  if (!t) {
+    print_diag(t.error());
+    return 1;
+  }
+  int rc = 0;
+  const std::vector<std::string> list = files.empty() ? std::vector<std::string>{"-"} : files;
+  for (const auto& f : list) {
+    response_parser_options o;
+    o.lenient = lenient;
+    response_parser p(*t, o, nullptr);
+    std::string err;
+    const bool ok = read_pieces(
+        f, [&p](std::string_view piece) { p.push(piece); }, err);
+    const auto m = p.finish();
+    const std::string prefix = list.size() > 1 ? f + ": " : "";
+    for (const auto& d : p.diagnostics()) print_diag(d, prefix);
+    if (!ok) std::cerr << "E-IO " << err << '\n';
+    if (!ok || !m) rc = 1;
+  }
+  return rc;
+}
+
+int run_view_response(const view_args& a, const std::string& response_template) {
+  auto t = response_template::from_file(response_template);
+  if (!t) {
+    print_diag(t.error());
+    return 1;
+  }
+  std::string text;
+  if (!read_text(a.file, text)) return 1;
+  response_parser_options o;
+  o.lenient = a.decoder.lenient;
+  response_parser p(*t, o, nullptr);
+  p.push(text);
+  const auto m = p.finish();
+  for (const auto& d : p.diagnostics()) print_diag(d);
+  if (!m) return 1;
+  auto conv = response_to_conversation(*m);
+  if (!conv) {
+    print_diag(conv.error());
+    return 1;
+  }
+  std::cout << render_view(*conv, {.debug = a.debug, .color = use_color(a.color)});
+  return 0;
 }
 
 }  // namespace ocml::cli

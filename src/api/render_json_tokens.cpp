@@ -1,0 +1,36 @@
+// SPDX-License-Identifier: Apache-2.0
+// render_json_tokens: a JSON conversation, read as render_json reads it, to token IDs.
+#include <algorithm>
+
+#include "api/render_json.hpp"
+#include "ocml/token_render.hpp"
+
+namespace ocml {
+
+bool json_token_result::ok() const noexcept {
+  return std::none_of(diagnostics.begin(), diagnostics.end(),
+                      [](const diagnostic& d) { return d.level == severity::error; });
+}
+
+json_token_result render_json_tokens(std::string_view json_text, const json_render_options& given,
+                                     const tokenizer& tok,
+                                     const token_render_options& token_options) {
+  json_token_result r;
+  const json_render_options options = detail::request_options_of(json_text, given);
+  const detail::prepared_json p = detail::prepare_json(json_text, options);
+  if (!p.conv) {
+    r.diagnostics.push_back(p.conv.error());
+    return r;
+  }
+  auto seq = render_tokens(*p.conv, options.render, tok, token_options);
+  if (seq) {
+    r.diagnostics = std::move(seq->diagnostics);
+    r.tokens = std::move(*seq);
+  } else {
+    r.diagnostics.push_back(seq.error());
+  }
+  for (auto& d : r.diagnostics) p.locate(d, json_text);
+  return r;
+}
+
+}  // namespace ocml
