@@ -7,7 +7,7 @@
 #include <algorithm>
 
 #include "ocml/generate.hpp"
-#include "ocml/http_model.hpp"
+#include "ocml/http_engine.hpp"
 #include "ocml/token_render.hpp"
 #include "support/loopback_engine.hpp"
 #include "token_support.hpp"
@@ -52,7 +52,7 @@ TEST(GenerateTokens, TheLoopStopsOnTheStopIdWhenTheEngineRunsPastIt) {
   const std::vector<token_id> answer = ids;
   const auto more = sampled("<|start|>assistant<|channel|>final<|message|>invented");
   ids.insert(ids.end(), more.begin(), more.end());
-  ocml::scripted_model engine({{.chunk = 3, .ids = ids, .ignore_stops = true}});
+  ocml::scripted_engine engine({{.chunk = 3, .ids = ids, .ignore_stops = true}});
   const auto p = prompt_for(dialect::harmony);
   const auto g = ocml::generate(engine, p, token_mode(dialect::harmony));
   EXPECT_EQ(g.finish, ocml::finish_reason::stop);
@@ -79,7 +79,7 @@ TEST(GenerateTokens, AStopIdTheEngineCutIsPutBack) {
   const auto call =
       sampled("<|channel|>commentary to=functions.f <|constrain|>json<|message|>{\"a\":1}<|call|>");
   for (const bool in_output : {false, true}) {
-    ocml::scripted_model engine({{.chunk = 4, .ids = call, .stop_token_in_output = in_output}});
+    ocml::scripted_engine engine({{.chunk = 4, .ids = call, .stop_token_in_output = in_output}});
     const auto g =
         ocml::generate(engine, prompt_for(dialect::harmony), token_mode(dialect::harmony));
     EXPECT_EQ(g.token_ids, call) << in_output;
@@ -99,7 +99,7 @@ TEST(GenerateTokens, OrdinaryTokensSpellingAStopAreContent) {
   ASSERT_GT(spelled.size(), 1u);
   ids.insert(ids.end(), spelled.begin(), spelled.end());
   ids.push_back(id("<|return|>"));
-  ocml::scripted_model engine({{.ids = ids, .ignore_stops = true}});
+  ocml::scripted_engine engine({{.ids = ids, .ignore_stops = true}});
   const auto g = ocml::generate(engine, prompt_for(dialect::harmony), token_mode(dialect::harmony));
   ASSERT_EQ(g.messages.size(), 1u);
   EXPECT_EQ(g.messages[0].content, "say <|return|>");
@@ -111,11 +111,11 @@ TEST(GenerateTokens, ChunkingNeverChangesTheResult) {
   std::vector<token_id> ids = sampled(kHarmonyAnswer);
   const auto tail = sampled("<|start|>user<|message|>x");
   ids.insert(ids.end(), tail.begin(), tail.end());
-  ocml::scripted_model one({{.chunk = 1000, .ids = ids, .ignore_stops = true}});
+  ocml::scripted_engine one({{.chunk = 1000, .ids = ids, .ignore_stops = true}});
   const auto whole =
       ocml::generate(one, prompt_for(dialect::harmony), token_mode(dialect::harmony));
   for (std::size_t chunk = 1; chunk <= 8; ++chunk) {
-    ocml::scripted_model engine({{.chunk = chunk, .ids = ids, .ignore_stops = true}});
+    ocml::scripted_engine engine({{.chunk = chunk, .ids = ids, .ignore_stops = true}});
     const auto g =
         ocml::generate(engine, prompt_for(dialect::harmony), token_mode(dialect::harmony));
     EXPECT_EQ(g.token_ids, whole.token_ids) << chunk;
@@ -132,7 +132,7 @@ TEST(GenerateTokens, ChatMLAndGabGPTStopOnTheirEndIds) {
            {dialect::chatml, "Hello there<|im_end|>\n<|im_start|>user\nmore", "Hello there"},
            {dialect::gabgpt, "Hello there<|end|><|user|>invented", "Hello there"},
            {dialect::pcml, "Hello there<end>\n<user>\ninvented", "Hello there"}}) {
-    ocml::scripted_model engine({{.ids = sampled(reply), .ignore_stops = true}});
+    ocml::scripted_engine engine({{.ids = sampled(reply), .ignore_stops = true}});
     const auto p = prompt_for(d);
     const auto g = ocml::generate(engine, p, token_mode(d));
     ASSERT_EQ(g.messages.size(), 1u) << ocml::dialect_name(d);
@@ -146,7 +146,7 @@ TEST(GenerateTokens, ChatMLAndGabGPTStopOnTheirEndIds) {
 TEST(GenerateTokens, GabGPTSecondRoundSendsTheIdsSoFar) {
   const auto thought = sampled("Let me think.<|end|>");
   const auto answer = sampled("It is 4.<|end|>");
-  ocml::scripted_model engine({{.ids = thought}, {.ids = answer}});
+  ocml::scripted_engine engine({{.ids = thought}, {.ids = answer}});
   ocml::conversation c;
   c.messages.push_back({.role = ocml::role::user, .content = "2+2?"});
   const auto p = *ocml::build_prompt(c, {.dialect = dialect::gabgpt, .think = true});
@@ -167,13 +167,13 @@ TEST(GenerateTokens, GabGPTSecondRoundSendsTheIdsSoFar) {
 
 TEST(GenerateTokens, LimitsAndTruncation) {
   const auto ids = sampled(kHarmonyAnswer);
-  ocml::scripted_model engine({{.ids = ids}});
+  ocml::scripted_engine engine({{.ids = ids}});
   auto o = token_mode(dialect::harmony);
   o.max_tokens = 5;
   const auto g = ocml::generate(engine, prompt_for(dialect::harmony), o);
   EXPECT_EQ(g.finish, ocml::finish_reason::length);
   EXPECT_EQ(g.token_ids, std::vector<token_id>(ids.begin(), ids.begin() + 5));
-  ocml::scripted_model local({{.ids = ids}});
+  ocml::scripted_engine local({{.ids = ids}});
   o.max_tokens = 0;
   o.max_bytes = 20;
   const auto h = ocml::generate(local, prompt_for(dialect::harmony), o);
@@ -186,7 +186,7 @@ TEST(GenerateTokens, LimitsAndTruncation) {
     return d.code == ocml::error_code::limit_exceeded && d.level == ocml::severity::warning;
   }));
   // An engine that stops without a stop ID or finish reason: the stream was truncated.
-  ocml::scripted_model dropped(
+  ocml::scripted_engine dropped(
       {{.drop_connection = true, .ids = sampled("<|channel|>final<|message|>Hi")}});
   const auto t =
       ocml::generate(dropped, prompt_for(dialect::harmony), token_mode(dialect::harmony));
@@ -199,7 +199,7 @@ TEST(GenerateTokens, AStopTokenTheVocabularyLacksIsRefused) {
   auto j = ocml::test::all_dialects_vocab_json();
   j["added_tokens"] = nlohmann::json::array();
   const auto bare = *ocml::tokenizer::from_tokenizer_json(j.dump());
-  ocml::scripted_model engine({{.ids = {1, 2}}});
+  ocml::scripted_engine engine({{.ids = {1, 2}}});
   const auto g = ocml::generate(engine, prompt_for(dialect::chatml),
                                 {.dialect = dialect::chatml, .tokens = &bare});
   EXPECT_EQ(g.finish, ocml::finish_reason::error);
@@ -210,7 +210,7 @@ TEST(GenerateTokens, AStopTokenTheVocabularyLacksIsRefused) {
 }
 
 TEST(GenerateTokens, AModelThatStreamsTextOnlyRefusesTokenMode) {
-  struct text_only final : ocml::model {
+  struct text_only final : ocml::engine {
     ocml::result<ocml::model_finish> complete(const ocml::model_request&,
                                               const chunk_sink&) override {
       return ocml::model_finish{};
@@ -236,7 +236,7 @@ TEST(GenerateTokensHttp, PromptIdsOutSampledIdsBackStopIdPutBack) {
   for (const bool in_output : {true, false}) {
     ocml::test::loopback_engine server(
         {{.chunk = 2, .ids = as_u32(more), .stop_token_in_output = in_output}});
-    ocml::http_model model({.endpoint = server.url(), .model = "loopback"});
+    ocml::http_engine model({.endpoint = server.url(), .model = "loopback"});
     const auto p = prompt_for(dialect::harmony);
     const auto g = ocml::generate(model, p, token_mode(dialect::harmony));
     EXPECT_EQ(g.finish, ocml::finish_reason::stop) << in_output;
@@ -257,7 +257,7 @@ TEST(GenerateTokensHttp, PromptIdsOutSampledIdsBackStopIdPutBack) {
 TEST(GenerateTokensHttp, AnEngineWithoutTokenIdsIsAnEngineError) {
   ocml::test::loopback_engine server(
       {{.ids = as_u32(sampled("Hi<|im_end|>")), .no_token_ids = true}});
-  ocml::http_model model({.endpoint = server.url()});
+  ocml::http_engine model({.endpoint = server.url()});
   const auto g = ocml::generate(model, prompt_for(dialect::chatml), token_mode(dialect::chatml));
   EXPECT_EQ(g.finish, ocml::finish_reason::error);
   ASSERT_FALSE(g.diagnostics.empty());
@@ -268,7 +268,7 @@ TEST(GenerateTokensHttp, AnEngineWithoutTokenIdsIsAnEngineError) {
 TEST(GenerateTokensHttp, LengthFromTheEngine) {
   const auto ids = sampled(kHarmonyAnswer);
   ocml::test::loopback_engine server({{.ids = as_u32(ids)}});
-  ocml::http_model model({.endpoint = server.url()});
+  ocml::http_engine model({.endpoint = server.url()});
   auto o = token_mode(dialect::harmony);
   o.max_tokens = 4;
   const auto g = ocml::generate(model, prompt_for(dialect::harmony), o);

@@ -5,7 +5,7 @@
 
 #include <thread>
 
-#include "ocml/http_model.hpp"
+#include "ocml/http_engine.hpp"
 #include "support/loopback_engine.hpp"
 
 namespace {
@@ -16,7 +16,7 @@ using ocml::test::loopback_engine;
 ocml::generation run(loopback_engine& engine, ocml::dialect d, const std::string& prompt_text,
                      ocml::generate_options o = {},
                      const std::function<void(const ocml::delta&)>& sink = {}) {
-  ocml::http_model model({.endpoint = engine.url(), .model = "loopback"});
+  ocml::http_engine model({.endpoint = engine.url(), .model = "loopback"});
   ocml::prompt p;
   p.text = prompt_text;
   p.stop = ocml::stop_sequences(d);
@@ -102,7 +102,7 @@ TEST(HttpGabGPT, PromptTruncatedFromTheBeginning) {
   EXPECT_EQ(p->text.substr(0, 8), "<|user|>");  // cut only before a user turn
   EXPECT_EQ(p->text.substr(p->text.size() - 9), "<|think|>");
   loopback_engine engine({{.text = "ok<|assistant|>fine<|end|>"}});
-  ocml::http_model model({.endpoint = engine.url()});
+  ocml::http_engine model({.endpoint = engine.url()});
   const auto g = ocml::generate(model, *p, {.dialect = ocml::dialect::gabgpt, .think = true});
   EXPECT_EQ(g.messages.at(0).content, "fine");
   const auto sent = engine.requests().at(0)["prompt"].get<std::string>();
@@ -223,7 +223,7 @@ TEST(Http, ConnectionRefusedIsAnEngineError) {
     loopback_engine gone({});
     port = gone.port();
   }
-  ocml::http_model model({.endpoint = "http://127.0.0.1:" + std::to_string(port)});
+  ocml::http_engine model({.endpoint = "http://127.0.0.1:" + std::to_string(port)});
   ocml::prompt p;
   p.text = "x";
   const auto g = ocml::generate(model, p, {.dialect = ocml::dialect::chatml});
@@ -305,7 +305,7 @@ TEST(HttpHostile, EndlessResponsesAreCutOff) {
   }
   {
     loopback_engine engine({{.text = std::string(4096, 'a'), .endless = true}});
-    ocml::http_model model({.endpoint = engine.url(), .max_response_bytes = 1 << 20});
+    ocml::http_engine model({.endpoint = engine.url(), .max_response_bytes = 1 << 20});
     std::size_t got = 0;
     const auto r = model.complete({.prompt = "p"}, [&](std::string_view t) {
       got += t.size();

@@ -56,7 +56,7 @@ TEST(ModelFormat, ToolRoundTrip) {
       prompt->ends_with("<|im_start|>user\nWeather in Paris for 3 days?<|im_end|>\n"
                         "<|im_start|>assistant\n"));
   EXPECT_NE(prompt->find("\"name\": \"get_weather\""), std::string::npos) << "tools in the prompt";
-  ocml::scripted_model engine(
+  ocml::scripted_engine engine(
       {{.text = "<think>\nNeed the forecast.\n</think>\n\nChecking.\n<tool_call>\n{\"name\": "
                 "\"get_weather\", \"arguments\": {\"city\": \"Paris\", \"days\": \"3\"}}\n"
                 "</tool_call><|im_end|>ignored",
@@ -112,15 +112,15 @@ TEST(ModelFormat, EngineFailuresAreReported) {
   auto f = ocml::model_format::load(kExample.string());
   ASSERT_TRUE(f);
   const ocml::conversation conv = weather_conversation();
-  ocml::scripted_model dropped({{.text = "Half an ans", .drop_connection = true}});
+  ocml::scripted_engine dropped({{.text = "Half an ans", .drop_connection = true}});
   auto g = ocml::generate(dropped, *f, *f->prompt(conv), conv, {});
   EXPECT_EQ(g.finish, ocml::finish_reason::error);
-  ocml::scripted_model none({});
+  ocml::scripted_engine none({});
   auto g2 = ocml::generate(none, *f, *f->prompt(conv), conv, {});
   EXPECT_EQ(g2.finish, ocml::finish_reason::error);
   ASSERT_FALSE(g2.diagnostics.empty());
   EXPECT_EQ(g2.diagnostics.back().code, ocml::error_code::engine);
-  ocml::scripted_model longer({{.text = std::string(100, 'x') + "<|im_end|>"}});
+  ocml::scripted_engine longer({{.text = std::string(100, 'x') + "<|im_end|>"}});
   auto g3 = ocml::generate(longer, *f, *f->prompt(conv), conv, {.max_bytes = 10});
   EXPECT_EQ(g3.finish, ocml::finish_reason::length);
   EXPECT_EQ(g3.text.size(), 10U);
@@ -129,7 +129,7 @@ TEST(ModelFormat, EngineFailuresAreReported) {
   // The cut never splits a character (it cut "x" + 50 "é" inside the fifth at 10 bytes).
   std::string e;
   for (int i = 0; i < 50; ++i) e += "\xC3\xA9";
-  ocml::scripted_model accents({{.text = "x" + e + "<|im_end|>"}});
+  ocml::scripted_engine accents({{.text = "x" + e + "<|im_end|>"}});
   auto g4 = ocml::generate(accents, *f, *f->prompt(conv), conv, {.max_bytes = 10});
   EXPECT_EQ(g4.text, "x" + e.substr(0, 8));
 }
@@ -157,9 +157,9 @@ TEST(ModelFormat, RealQwen3Template) {
   EXPECT_NE(prompt->find("<tools>"), std::string::npos);
   EXPECT_NE(prompt->find("\"get_weather\""), std::string::npos);
   EXPECT_TRUE(prompt->ends_with("<|im_start|>assistant\n")) << *prompt;
-  ocml::scripted_model engine({{.text = "<think>\nok\n</think>\n\n<tool_call>\n{\"name\": "
-                                        "\"get_weather\", \"arguments\": {\"city\": \"Paris\"}}"
-                                        "\n</tool_call><|im_end|>"}});
+  ocml::scripted_engine engine({{.text = "<think>\nok\n</think>\n\n<tool_call>\n{\"name\": "
+                                         "\"get_weather\", \"arguments\": {\"city\": \"Paris\"}}"
+                                         "\n</tool_call><|im_end|>"}});
   auto g = ocml::generate(engine, *f, *prompt, conv, {});
   EXPECT_EQ(g.finish, ocml::finish_reason::tool_calls);
   EXPECT_EQ(g.message["thinking"], "ok");

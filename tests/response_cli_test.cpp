@@ -184,6 +184,10 @@ TEST(ResponseCli, ModelRenderOptionsApplyOrAreUsageErrors) {
     EXPECT_EQ(r.code, 2) << bad << ": " << r.err;
   }
   EXPECT_EQ(run("render -d chatml --template-kwargs {} -", conv).code, 2);
+  EXPECT_EQ(run("stream --events ocml -d " + model + " -", "ok<|im_end|>").code, 2);
+  const auto chunks = run("stream --events openai -d " + model + " -", "ok<|im_end|>");
+  EXPECT_EQ(chunks.code, 0) << chunks.err;
+  EXPECT_NE(chunks.out.find("chat.completion.chunk"), std::string::npos) << chunks.out;
   EXPECT_EQ(run("render -d chatml --now 2025-01-01T00:00:00 -", conv).code, 2);
   // With a tokenizer: IDs and labels (the whole flow is tested in token_render_test.cpp).
   const fs::path qwen = fs::path(OCML_SOURCE_DIR) /

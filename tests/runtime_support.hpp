@@ -87,7 +87,7 @@ struct replay {
 inline replay replay_completion(const std::string& text, dialect d, std::size_t chunk,
                                 bool think = false) {
   replay r;
-  scripted_model engine({{.text = text, .chunk = chunk}});
+  scripted_engine engine({{.text = text, .chunk = chunk}});
   prompt p;
   p.text = "(prompt)";
   p.stop = stop_sequences(d);

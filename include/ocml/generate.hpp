@@ -2,7 +2,7 @@
 // ocml/generate.hpp - the generation loop: a prompt goes to a model, text streams back,
 // each dialect's stop rules apply, and the completion is decoded while it arrives.
 //
-//   ocml::scripted_model engine({{.text = "<|channel|>final<|message|>Hi<|return|>"}});
+//   ocml::scripted_engine engine({{.text = "<|channel|>final<|message|>Hi<|return|>"}});
 //   auto p = ocml::build_prompt(conv, {.dialect = ocml::dialect::harmony});
 //   auto g = ocml::generate(engine, *p, {.dialect = ocml::dialect::harmony},
 //                           [](const ocml::delta& d) {
@@ -73,13 +73,13 @@ struct model_finish {
 };
 
 /// An inference engine: prompt and stop sequences in, text chunks out.
-class model {
+class engine {
  public:
   /// Receives each text chunk; returning false cancels the stream.
   using chunk_sink = std::function<bool(std::string_view text)>;
   /// Receives each chunk of sampled token IDs; returning false cancels the stream.
   using token_sink = std::function<bool(std::span<const token_id> ids)>;
-  virtual ~model() = default;
+  virtual ~engine() = default;
   /// Streams the completion of `request`. A cancelled stream (the sink said false) still
   /// returns a model_finish; errors are E-ENGINE diagnostics.
   [[nodiscard]] virtual result<model_finish> complete(const model_request& request,
@@ -92,7 +92,7 @@ class model {
                                                              const token_sink& on_tokens);
 };
 
-/// One scripted reply of scripted_model.
+/// One scripted reply of scripted_engine.
 struct scripted_response {
   std::string text;        ///< What the "model" writes (may run past its stop sequences).
   std::size_t chunk = 16;  ///< Bytes per streamed chunk.
@@ -110,9 +110,9 @@ struct scripted_response {
 /// Replays scripted replies in order, behaving like an engine: it stops before the first
 /// stop sequence of the request (reporting which), honours max_tokens (one byte is one
 /// token; in token mode one ID) and records every request. For tests and demos.
-class scripted_model final : public model {
+class scripted_engine final : public engine {
  public:
-  explicit scripted_model(std::vector<scripted_response> responses);
+  explicit scripted_engine(std::vector<scripted_response> responses);
   [[nodiscard]] result<model_finish> complete(const model_request& request,
                                               const chunk_sink& on_text) override;
   [[nodiscard]] result<model_finish> complete_tokens(const model_request& request,
@@ -126,6 +126,11 @@ class scripted_model final : public model {
   std::vector<scripted_response> responses_;
   std::vector<model_request> requests_;
 };
+
+/// The names before issue 24, for one release: `ocml::model` was the engine interface (the
+/// conversation model is ocml/model.hpp's).
+using model [[deprecated("renamed ocml::engine")]] = engine;
+using scripted_model [[deprecated("renamed ocml::scripted_engine")]] = scripted_engine;
 
 /// How to run a generation.
 struct generate_options {
@@ -169,7 +174,7 @@ struct generation {
 /// finish: stop / tool_calls, length (max_tokens or max_bytes), cancelled, or error
 /// (E-ENGINE, E-ENGINE-TOKENS-STRIPPED, or E-STREAM-TRUNCATED when the engine stopped
 /// without a stop token).
-[[nodiscard]] generation generate(model& engine, const prompt& p, const generate_options& options,
+[[nodiscard]] generation generate(engine& engine, const prompt& p, const generate_options& options,
                                   const std::function<void(const delta&)>& on_delta = {});
 
 }  // namespace ocml

@@ -60,7 +60,7 @@ struct format_generation {
 /// response template as it streams (the prompt as the prefix, `c`'s tools typing the call
 /// arguments). Deltas reach `on_delta` as text arrives. finish: stop, tool_calls, length,
 /// cancelled, or error (E-ENGINE, or the response template's error in strict mode).
-[[nodiscard]] format_generation generate(model& engine, const model_format& format,
+[[nodiscard]] format_generation generate(engine& engine, const model_format& format,
                                          const std::string& prompt, const conversation& c,
                                          const generate_options& options,
                                          const std::function<void(const delta&)>& on_delta = {});

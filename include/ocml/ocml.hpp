@@ -51,7 +51,7 @@
 // Errors are `ocml::diagnostic`s: an `E-...` code (see error.hpp), byte offset, line:column.
 // Libraries: ocml::markup (render, parse, convert, JSON: no ICU, PCRE2 or TLS) holds what
 // the first three sections use; ocml::ocml adds tokens, templates and the runtime;
-// ocml/http_model.hpp is ocml::http's, and not included here. HACKING.md maps the rest.
+// ocml/http_engine.hpp is ocml::http's, and not included here. HACKING.md maps the rest.
 #pragma once
 
 #include "ocml/call_id.hpp"

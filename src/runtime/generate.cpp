@@ -48,7 +48,7 @@ class run {
     if (o.dialect == dialect::gabgpt && o.think) patterns_.push_back({"<|assistant|>", false});
   }
 
-  generation go(model& engine);
+  generation go(engine& engine);
 
  private:
   struct pattern {
@@ -294,7 +294,7 @@ void run::end_round(const result<model_finish>& r, generation& g) {
   if (!awaiting_answer()) restore(stop);
 }
 
-generation run::go(model& engine) {
+generation run::go(engine& engine) {
   generation g;
   model_request req{
       .prompt = p_.text, .stop = p_.stop, .max_tokens = o_.max_tokens, .cancel = o_.cancel};
@@ -398,18 +398,18 @@ generation run::go(model& engine) {
 
 }  // namespace
 
-generation generate(model& engine, const prompt& p, const generate_options& options,
+generation generate(engine& engine, const prompt& p, const generate_options& options,
                     const std::function<void(const delta&)>& on_delta) {
   run r(p, options, on_delta);
   return r.go(engine);
 }
 
-// ---- scripted_model ------------------------------------------------------------------------
+// ---- scripted_engine ------------------------------------------------------------------------
 
-scripted_model::scripted_model(std::vector<scripted_response> responses)
+scripted_engine::scripted_engine(std::vector<scripted_response> responses)
     : responses_(std::move(responses)) {}
 
-result<const scripted_response*> scripted_model::take(const model_request& request) {
+result<const scripted_response*> scripted_engine::take(const model_request& request) {
   requests_.push_back(request);
   if (requests_.size() > responses_.size()) {
     return make_error(error_code::engine, "scripted model: no reply left for request " +
@@ -418,8 +418,8 @@ result<const scripted_response*> scripted_model::take(const model_request& reque
   return &responses_[requests_.size() - 1];
 }
 
-result<model_finish> scripted_model::complete(const model_request& request,
-                                              const chunk_sink& on_text) {
+result<model_finish> scripted_engine::complete(const model_request& request,
+                                               const chunk_sink& on_text) {
   const auto next = take(request);
   if (!next) return next.error();
   const scripted_response& r = **next;
@@ -448,15 +448,15 @@ result<model_finish> scripted_model::complete(const model_request& request,
   return f;
 }
 
-result<model_finish> model::complete_tokens(const model_request& /*request*/,
-                                            const token_sink& /*on_tokens*/) {
+result<model_finish> engine::complete_tokens(const model_request& /*request*/,
+                                             const token_sink& /*on_tokens*/) {
   diagnostic d = make_error(error_code::engine, "this model streams text, not token IDs");
   d.line = 0;
   return d;
 }
 
-result<model_finish> scripted_model::complete_tokens(const model_request& request,
-                                                     const token_sink& on_tokens) {
+result<model_finish> scripted_engine::complete_tokens(const model_request& request,
+                                                      const token_sink& on_tokens) {
   const auto next = take(request);
   if (!next) return next.error();
   const scripted_response& r = **next;

@@ -38,7 +38,7 @@ result<std::string> model_format::prompt(const conversation& c,
   return chat_.render_json(dump_json(request), options);
 }
 
-format_generation generate(model& engine, const model_format& format, const std::string& prompt,
+format_generation generate(engine& engine, const model_format& format, const std::string& prompt,
                            const conversation& c, const generate_options& options,
                            const std::function<void(const delta&)>& on_delta) {
   format_generation g;

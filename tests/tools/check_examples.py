@@ -78,7 +78,7 @@ extern ocml::tokenizer tok;
 extern std::vector<ocml::token_id> ids;
 extern ocml::response_template t;
 extern ocml::chat_template chat;
-extern ocml::model& engine;
+extern ocml::engine& engine;
 extern ocml::generation generation;
 extern ocml::tool_router router;
 extern ocml::tool_reply reply;

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "io.hpp"
-#include "ocml/http_model.hpp"
+#include "ocml/http_engine.hpp"
 #include "ocml/json.hpp"
 #include "ocml/model_format.hpp"
 #include "ocml/tools.hpp"
@@ -131,7 +131,7 @@ bool has_call_ids(dialect d) {
 // One user turn: generate, run tools, feed results back until a final answer.
 // One generation with a model's own format, in the shape of the dialect loop's.
 generation generate_with_format(const chat_args& a, const model_format& f, const conversation& conv,
-                                model& engine, printer& print) {
+                                engine& engine, printer& print) {
   generation g;
   auto prompt = f.prompt(conv);
   if (!prompt) {
@@ -154,7 +154,7 @@ generation generate_with_format(const chat_args& a, const model_format& f, const
 // One generation in a built-in dialect; nothing when the conversation cannot be prompted (a
 // user line the dialect cannot hold is then taken back on the turn's first round).
 std::optional<generation> generate_with_dialect(const chat_args& a, conversation& conv,
-                                                model& engine, printer& print,
+                                                engine& engine, printer& print,
                                                 const cost_function& cost, const tokenizer* tok,
                                                 bool first_round) {
   auto p = build_prompt(conv, {.dialect = a.dialect,
@@ -183,7 +183,7 @@ std::optional<generation> generate_with_dialect(const chat_args& a, conversation
                   [&print](const delta& d) { print(d); });
 }
 
-bool run_turn(const chat_args& a, conversation& conv, model& engine, tool_router& router,
+bool run_turn(const chat_args& a, conversation& conv, engine& engine, tool_router& router,
               const tokenizer* tok, const model_format* format) {
   printer print(a.show_reasoning);
   cost_function cost;
@@ -342,9 +342,13 @@ int run_chat(const chat_args& a) {
       return 2;
     }
     format = std::move(*f);
-    if (tok) std::cerr << "ocml chat: --tokenizer is not used with -d model:PATH (text mode)\n";
+    if (tok) {
+      // Refused rather than ignored (issue 24): a model format runs in text mode only.
+      std::cerr << "ocml chat: --tokenizer needs a dialect; -d model:PATH runs in text mode\n";
+      return 2;
+    }
   }
-  http_model engine({.endpoint = a.endpoint, .model = a.model, .api_key = a.api_key});
+  http_engine engine({.endpoint = a.endpoint, .model = a.model, .api_key = a.api_key});
   install_sigint();
   const bool interactive = isatty(STDIN_FILENO) != 0;
   bool ok = true;

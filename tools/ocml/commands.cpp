@@ -250,8 +250,11 @@ int run_render_template(const render_args& a) {
       std::cerr << tok.error().to_string() << '\n';
       return 1;
     }
-    const template_token_options to{
-        .render = o, .tokens = token_options_of(a), .stop = template_stop_strings(*t)};
+    // A model folder's stops include its generation_config.json's end-of-turn tokens.
+    auto f = format::find("model:" + a.template_file);
+    const template_token_options to{.render = o,
+                                    .tokens = token_options_of(a),
+                                    .stop = f ? f->stop() : template_stop_strings(*t)};
     return each_input(a, [&](const batch_line& line, line_result& r) {
       write_ids(render_template_tokens(*t, line.text, *tok, to), a.training, r);
     });

@@ -215,6 +215,13 @@ int run_parse_response(const parse_args& a) {
 }
 
 int run_stream_response(const parse_args& a) {
+  if (a.events == "ocml") {
+    // Refused rather than ignored (issue 24): OpenChatML events come from a dialect's
+    // decoder; a model's stream gives its response events, or OpenAI chunks.
+    std::cerr << "--events ocml needs a dialect (with a model: the response events, or "
+                 "--events openai)\n";
+    return 2;
+  }
   response_setup s;
   if (!setup(a, s)) return 1;
   const auto line = [](std::string_view text) {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // The OpenAI-compatible completions client: one streaming POST per request, read as SSE.
-#include "ocml/http_model.hpp"
+#include "ocml/http_engine.hpp"
 
 #include <httplib.h>
 
@@ -78,11 +78,11 @@ std::string error_text(std::string_view body) {
 
 }  // namespace
 
-http_model::http_model(http_model_options options) : opt_(std::move(options)) {
+http_engine::http_engine(http_engine_options options) : opt_(std::move(options)) {
   split_endpoint(opt_.endpoint, origin_, path_);
 }
 
-json http_model::body_of(const model_request& request) const {
+json http_engine::body_of(const model_request& request) const {
   json body = json::object();
   if (!opt_.model.empty()) body["model"] = opt_.model;
   body["prompt"] = request.prompt;
@@ -94,7 +94,8 @@ json http_model::body_of(const model_request& request) const {
   return body;
 }
 
-result<model_finish> http_model::complete(const model_request& request, const chunk_sink& on_text) {
+result<model_finish> http_engine::complete(const model_request& request,
+                                           const chunk_sink& on_text) {
   return post(request, body_of(request), [&](const json& c, std::string&) {
     if (const auto t = c.find("text"); t != c.end() && t->is_string()) {
       const auto& s = t->get_ref<const std::string&>();
@@ -104,8 +105,8 @@ result<model_finish> http_model::complete(const model_request& request, const ch
   });
 }
 
-result<model_finish> http_model::complete_tokens(const model_request& request,
-                                                 const token_sink& on_tokens) {
+result<model_finish> http_engine::complete_tokens(const model_request& request,
+                                                  const token_sink& on_tokens) {
   json body = body_of(request);
   body["prompt"] = request.prompt_ids;
   if (!request.stop_token_ids.empty()) body["stop_token_ids"] = request.stop_token_ids;
@@ -135,8 +136,8 @@ result<model_finish> http_model::complete_tokens(const model_request& request,
   });
 }
 
-result<model_finish> http_model::post(const model_request& request, json body,
-                                      const choice_reader& on_choice) {
+result<model_finish> http_engine::post(const model_request& request, json body,
+                                       const choice_reader& on_choice) {
   for (const auto& [k, v] : opt_.extra.items()) body[k] = v;
 
   httplib::Client client(origin_);
