@@ -271,4 +271,9 @@ TEST(Cli, DialectsJsonIsTheRegistry) {
   EXPECT_EQ(std::count(chatml.begin(), chatml.end(), "developer messages"), 0);
   const auto harmony = ocml::dialect_holds(ocml::dialect::harmony);
   EXPECT_EQ(std::count(harmony.begin(), harmony.end(), "reasoning"), 1);
+  // What the commands start from is the registry's too.
+  EXPECT_TRUE(ocml::json_render_defaults(ocml::dialect::harmony).render.drop_analysis);
+  EXPECT_FALSE(ocml::json_render_defaults(ocml::dialect::chatml).render.drop_analysis);
+  EXPECT_EQ(ocml::openai_defaults(ocml::dialect::ocml_2_0).reasoning_key, "thinking");
+  EXPECT_EQ(ocml::openai_defaults(ocml::dialect::qwen3).reasoning_key, "reasoning_content");
 }

@@ -208,6 +208,25 @@ TEST(ResponseCli, ModelRenderOptionsApplyOrAreUsageErrors) {
       run("parse --openai --ids --tokenizer " + qwen.string() + " -d " + model + " -", gen.out);
   ASSERT_EQ(p.code, 0) << p.err;
   EXPECT_EQ(json::parse(p.out)["messages"][0]["content"], "ok");
+  // stream --ids: a model's and a dialect's, whatever the chunking.
+  const auto s = run(
+      "stream --events openai --ids --tokenizer " + qwen.string() + " -d " + model + " -", gen.out);
+  ASSERT_EQ(s.code, 0) << s.err;
+  EXPECT_NE(s.out.find("\"content\":\"ok\""), std::string::npos) << s.out;
+  std::string whole;
+  for (const std::string chunk : {"", " --chunk 1"}) {
+    const auto d = run(
+        "stream --completion --ids --tokenizer " + qwen.string() + chunk + " -d chatml -", gen.out);
+    ASSERT_EQ(d.code, 0) << d.err;
+    std::istringstream lines(d.out);
+    std::string text;
+    for (std::string line; std::getline(lines, line);) {
+      const json e = json::parse(line);
+      if (e["event"] == "content") text += e["text"].get<std::string>();
+    }
+    EXPECT_EQ(text, "ok") << d.out;
+  }
+  EXPECT_EQ(run("stream --ids -d chatml -", gen.out).code, 2);  // --ids needs --tokenizer
 }
 
 // The OpenAI chunks folded together are the OpenAI form of the parsed message, however the

@@ -107,6 +107,18 @@ struct json_render_options {
   bool request_options = true;
 };
 
+/// The options a render of dialect `d` starts from, as its registry record says: the
+/// dialect, and harmony's prompt rule (analysis before a final answer dropped).
+///
+///   auto o = ocml::json_render_defaults(ocml::dialect::harmony);  // o.render.drop_analysis
+[[nodiscard]] json_render_options json_render_defaults(dialect d);
+
+/// The OpenAI projection's options for what dialect `d` parsed: its reasoning key
+/// (`thinking` for OpenChatML 2.0, `reasoning_content` otherwise).
+///
+///   auto o = ocml::openai_defaults(ocml::dialect::ocml_2_0);  // o.reasoning_key == "thinking"
+[[nodiscard]] openai_options openai_defaults(dialect d);
+
 /// A rendered text, or why not, with every diagnostic pointing into the JSON input: its
 /// message begins with the input's JSON path (`messages[2].tool_calls[1].function.arguments:
 /// …` for OpenAI input) and it stands at that value's line:column.

@@ -192,14 +192,10 @@ template_json_options template_options(const format_render_options& o) {
 // into its one field; any other key is a warning naming it.
 json_render_options dialect_options(ocml::dialect d, const format_render_options& o,
                                     std::vector<diagnostic>& warnings) {
-  json_render_options jo;
-  jo.render.dialect = d;
+  json_render_options jo = json_render_defaults(d);
   jo.format = o.input;
   jo.render.add_generation_prompt = o.add_generation_prompt;
   jo.render.continue_final_message = o.continue_final_message;
-  // Harmony's prompt rule (openai/harmony's auto_drop_analysis): analysis before a final
-  // answer is dropped.
-  jo.render.drop_analysis = d == dialect::harmony;
   if (!o.kwargs.is_object()) return jo;
   const auto reads = detail::codec_of(d).kwargs;
   for (const auto& [key, value] : o.kwargs.items()) {

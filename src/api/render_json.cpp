@@ -8,6 +8,7 @@
 #include "api/render_json.hpp"
 #include "dialects/chatml/chatml.hpp"
 #include "dialects/harmony/prompt_origins.hpp"
+#include "dialects/registry.hpp"
 #include "interchange/json_input.hpp"
 #include "interchange/simd_json.hpp"
 #include "ocml/harmony.hpp"
@@ -119,6 +120,19 @@ json_render_options request_options_of(std::string_view json_text, const json_re
 }
 
 }  // namespace detail
+
+json_render_options json_render_defaults(dialect d) {
+  json_render_options o;
+  o.render.dialect = d;
+  o.render.drop_analysis = detail::codec_of(d).drops_analysis;
+  return o;
+}
+
+openai_options openai_defaults(dialect d) {
+  openai_options o;
+  o.reasoning_key = std::string(detail::codec_of(d).reasoning_key);
+  return o;
+}
 
 json_render_result render_json(std::string_view json_text, const json_render_options& given) {
   json_render_result r;

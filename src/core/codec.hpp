@@ -67,6 +67,12 @@ struct codec {
   /// `auto_drop_analysis`, `bos_token`, `eos_token` (ocml::format maps each to its one
   /// option). A key no record lists is a warning naming it.
   std::span<const std::string_view> kwargs = {};
+  /// A prompt drops analysis before a final answer (harmony's rule, openai/harmony's
+  /// auto_drop_analysis): the default of json_render_defaults.
+  bool drops_analysis = false;
+  /// The OpenAI key for reasoning when this dialect's parse is written as OpenAI JSON
+  /// (OpenChatML 2.0 §10 says `thinking`).
+  std::string_view reasoning_key = "reasoning_content";
 };
 
 /// Whether text of `c` carries OpenChatML's escape syntax: the 2.x family's does; harmony's

@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: Apache-2.0
 # Builds and runs tests/consumer against ocml: MODE=package installs ocml to a temporary
 # prefix and uses find_package(ocml); MODE=pkgconfig compiles with pkg-config's flags;
-# MODE=subdirectory uses add_subdirectory. In every mode the render-and-parse program must
-# not link cpp-httplib's TLS or compression libraries; the HTTP one uses ocml::http.
+# MODE=subdirectory uses add_subdirectory (building the markup program only). In every mode
+# the render-and-parse program must not link cpp-httplib's TLS or compression libraries, and
+# the markup program no ICU, PCRE2 or GMP either; the HTTP one uses ocml::http.
 set -euo pipefail
 mode=$1 src=$2 build=$3
 work=$(mktemp -d)
@@ -63,8 +64,11 @@ else
     -DOCML_SOURCE_DIR="$src" >/dev/null
 fi
 cmake --build "$work/b" -j2 >/dev/null
-"$work/b/consumer" | grep -q '"content":"Hi"'
-no_http "$work/b/consumer"
 markup_only "$work/b/markup_consumer"
-"$work/b/http_consumer" | grep -q 'http ok'
+no_http "$work/b/markup_consumer"
+if [[ $mode == package ]]; then
+  "$work/b/consumer" | grep -q '"content":"Hi"'
+  no_http "$work/b/consumer"
+  "$work/b/http_consumer" | grep -q 'http ok'
+fi
 echo "consumer ($mode): ok"

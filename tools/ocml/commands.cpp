@@ -26,6 +26,7 @@
 #include "ocml/template_tokens.hpp"
 #include "ocml/token_decoder.hpp"
 #include "ocml/token_render.hpp"
+#include "token_ids.hpp"
 #include "tokens_cmd.hpp"
 
 namespace ocml::cli {
@@ -83,15 +84,14 @@ namespace {
 // The library options of a render from the command line's (a request's own options win
 // over them inside render_json).
 json_render_options json_options_of(const render_args& a) {
-  json_render_options jo;
+  json_render_options jo = json_render_defaults(a.dialect);
   jo.format = a.format;
   jo.reasoning_effort = a.reasoning_effort;
   jo.current_date = a.current_date;
-  jo.render.dialect = a.dialect;
   jo.render.add_generation_prompt = a.add_generation_prompt;
   jo.render.continue_final_message = a.continue_final_message;
   jo.render.training = a.training;
-  jo.render.drop_analysis = a.dialect == dialect::harmony && !a.keep_analysis;
+  jo.render.drop_analysis = jo.render.drop_analysis && !a.keep_analysis;
   return jo;
 }
 
@@ -300,9 +300,8 @@ int run_render(const render_args& a) {
 }
 
 int run_parse(const parse_args& a) {
-  const openai_options oo{
-      .reasoning_key = a.decoder.dialect == dialect::ocml_2_0 ? "thinking" : "reasoning_content",
-      .call_id_seed = a.seed};
+  openai_options oo = openai_defaults(a.decoder.dialect);
+  oo.call_id_seed = a.seed;
   if (a.ids) {
     auto tok = tokenizer::from_file(a.tokenizer, {.encoding = a.encoding});
     if (!tok) {
@@ -349,6 +348,37 @@ int run_parse(const parse_args& a) {
   return r.ok() ? 0 : 1;
 }
 
+// Decodes `a`'s input with its dialect's decoder, each event to `sink`: bytes as they arrive
+// (`chunk` bytes a push), or with --ids token IDs through the token decoder (`chunk` IDs a
+// push; the ID list is read whole). False when the input cannot be read.
+bool decode_input(const parse_args& a, const decoder::sink& sink) {
+  if (!a.ids) {
+    decoder d(a.decoder, sink);
+    return feed_streaming(d, a.file, a.chunk);
+  }
+  auto tok = tokenizer::from_file(a.tokenizer, {.encoding = a.encoding});
+  if (!tok) {
+    print_diag(tok.error());
+    return false;
+  }
+  input in;
+  if (!open_input(in, a.file)) return false;
+  auto ids = read_token_ids(in.bytes());
+  if (!ids) {
+    print_diag(ids.error());
+    return false;
+  }
+  token_decoder d(*tok, a.decoder, sink);
+  const std::span<const token_id> all(*ids);
+  const std::size_t step = a.chunk == 0 ? std::max<std::size_t>(all.size(), 1) : a.chunk;
+  for (std::size_t i = 0; i < all.size(); i += step) {
+    d.push_tokens(all.subspan(i, std::min(step, all.size() - i)));
+    std::cout.flush();
+  }
+  d.finish();
+  return true;
+}
+
 // `ocml stream --events`: the decoder's events projected to OpenChatML events or OpenAI
 // chunks, one JSON text per line, written as the input arrives.
 int run_stream_events(const parse_args& a) {
@@ -370,8 +400,7 @@ int run_stream_events(const parse_args& a) {
       ocml_events(d);
     }
   });
-  decoder d(a.decoder, [&p](const event& e) { p(e); });
-  if (!feed_streaming(d, a.file, a.chunk)) error = true;
+  if (!decode_input(a, [&p](const event& e) { p(e); })) error = true;
   p.finish();
   const finish_reason why = error ? finish_reason::error : p.natural_finish();
   if (a.events == "openai") {
@@ -387,15 +416,14 @@ int run_stream_events(const parse_args& a) {
 int run_stream(const parse_args& a) {
   if (!a.events.empty()) return run_stream_events(a);
   bool error = false;
-  decoder d(a.decoder, [&](const event& e) {
+  const bool read = decode_input(a, [&](const event& e) {
     if (e.kind == event_kind::diagnostic) {
       if (e.diag->level == severity::error) error = true;
       print_diag(*e.diag);
     }
     std::cout << event_json_line(e) << '\n';
   });
-  if (!feed_streaming(d, a.file, a.chunk)) error = true;
-  return error ? 1 : 0;
+  return error || !read ? 1 : 0;
 }
 
 int run_validate(const decoder_options& opt, const std::vector<std::string>& files) {

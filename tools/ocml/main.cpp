@@ -218,6 +218,9 @@ int main(int argc, char** argv) {
       ->add_option("--events", sa.events,
                    "project to OpenChatML events (ocml) or OpenAI chat-completion chunks (openai)")
       ->check(CLI::IsMember({"ocml", "openai"}));
+  add_token_flags(stream, sa.tokenizer, sa.encoding, sa.ids,
+                  "input is token IDs (a JSON array or whitespace-separated, read whole; "
+                  "--chunk counts IDs)");
   stream->add_option("file", sa.file, "input file, - for stdin");
   add_response_flags(stream, stream_dialect, sa);
 

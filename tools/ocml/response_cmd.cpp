@@ -239,7 +239,28 @@ int run_stream_response(const parse_args& a) {
       line(dump_json(event_json(e)));
     }
   });
-  const bool read = feed(p, a);
+  bool read = true;
+  if (a.ids) {
+    // Token IDs, each turned to its text as it comes (never splitting a character).
+    read = false;
+    auto tok = tokenizer::from_file(a.tokenizer, {.encoding = a.encoding});
+    std::string bytes;
+    if (!tok) {
+      print_diag(tok.error());
+    } else if (read_text(a.file, bytes)) {
+      auto ids = read_token_ids(bytes);
+      if (!ids) {
+        print_diag(ids.error());
+      } else {
+        token_text_decoder text(*tok);
+        for (const token_id id : *ids) p.push(text.push(id));
+        p.push(text.finish());
+        read = true;
+      }
+    }
+  } else {
+    read = feed(p, a);
+  }
   auto m = p.finish();
   if (chunks) {
     openai.finish(!m || !read ? finish_reason::error : proj.natural_finish());
