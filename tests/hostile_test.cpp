@@ -610,3 +610,33 @@ TEST(Hostile, MillionDeepJsonIsRefusedAtEveryParseSite) {
                   {.dialect = ocml::dialect::chatml});
   EXPECT_FALSE(p.diagnostics.empty());
 }
+
+#include "ocml/format.hpp"
+#include "ocml/json.hpp"
+#include "token_support.hpp"
+
+// Training renders each turn's prompt: work that grows with the square of the turns is
+// bounded in bytes (E-LIMIT-EXCEEDED naming the remedy), for a dialect and a template alike;
+// the last turn alone still trains.
+TEST(Hostile, TrainingPrefixRendersAreBounded) {
+  ocml::json messages = ocml::json::array();
+  const std::string big(600 * 1024, 'x');
+  for (int i = 0; i < 16; ++i) {
+    messages.push_back({{"role", "user"}, {"content", big}});
+    messages.push_back({{"role", "assistant"}, {"content", "ok"}});
+  }
+  const std::string req = ocml::json{{"messages", messages}}.dump();
+  const auto& tok = ocml::test::all_dialects_vocab();
+  auto model = ocml::format::find(
+      "model:" +
+      (std::filesystem::path(OCML_SOURCE_DIR) / "examples/models/chatml-tools").string());
+  ASSERT_TRUE(model);
+  for (const ocml::format& f : {ocml::format(ocml::dialect::chatml), *model}) {
+    const auto all = f.render_json_tokens(req, tok, {}, {.training = true});
+    ASSERT_FALSE(all.ok()) << f.name();
+    EXPECT_EQ(all.diagnostics.back().code, ocml::error_code::limit_exceeded) << f.name();
+    const auto last =
+        f.render_json_tokens(req, tok, {}, {.training = true, .turns = ocml::trained_turns::last});
+    EXPECT_TRUE(last.ok()) << f.name();
+  }
+}

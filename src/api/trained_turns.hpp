@@ -32,6 +32,10 @@ struct turn_renders {
   std::string_view rewrite_hint;
 };
 
+/// The most bytes the prompts of one conversation's trained turns may render together
+/// (E-LIMIT-EXCEEDED beyond: the work grows with the square of the turns).
+inline constexpr std::size_t kMaxPrefixRenderBytes = std::size_t{64} << 20;
+
 /// The trained regions of `text` (the whole conversation rendered), or
 /// E-RENDER-UNREPRESENTABLE naming the turn whose prompt is not a prefix of it.
 [[nodiscard]] result<std::vector<trained_region>> trained_regions(
