@@ -3,7 +3,10 @@
 #pragma once
 
 #include <string>
+#include <string_view>
+#include <vector>
 
+#include "ocml/decoder.hpp"
 #include "ocml/model.hpp"
 
 namespace ocml {
@@ -35,5 +38,21 @@ struct view_options {
 ///   auto r = ocml::parse(text, {.dialect = ocml::dialect::qwen3});
 ///   std::string v = ocml::render_view(r.conversation, {.debug = true});
 [[nodiscard]] std::string render_view(const conversation& c, const view_options& options);
+
+/// What view_markup shows, and what parsing the markup said.
+struct markup_view {
+  std::string text;
+  std::vector<diagnostic> diagnostics;
+  bool ok = true;  ///< false when the parse failed (an error among the diagnostics)
+};
+
+/// The view of markup in `decoder.dialect` (what `ocml view` prints): the dialect's own
+/// display rules when it has them (GabGPT's "[user] …", "[thinking] …", "[assistant] …"
+/// bubbles), otherwise render_view of the parsed conversation.
+///
+///   auto v = ocml::view_markup(text, {.dialect = ocml::dialect::gabgpt}, {});
+///   std::cout << v.text;
+[[nodiscard]] markup_view view_markup(std::string_view markup, const decoder_options& decoder,
+                                      const view_options& options);
 
 }  // namespace ocml

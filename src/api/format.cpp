@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <filesystem>
+#include <mutex>
 
 #include "core/read_file.hpp"
 #include "dialects/registry.hpp"
@@ -20,7 +21,10 @@ struct format::model_data {
   model_template chat;
   std::optional<ocml::response_template> response;
   std::vector<std::string> stop;
-  std::vector<std::string> holds;
+  // Probed from the chat template on first use (8 renders): a format found only to render
+  // or parse does not pay for them.
+  mutable std::once_flag holds_once;
+  mutable std::vector<std::string> holds;
 };
 
 namespace {
@@ -144,7 +148,6 @@ result<format> format::find(std::string_view name) {
   // The chat template already read the special tokens (strings or AddedToken objects).
   m->stop = template_stop_strings(m->chat);
   add_generation_stops(file.parent_path(), *config, m->stop);
-  m->holds = probe_holds(m->chat);
   format f;
   f.name_ = std::string(name);
   f.model_ = std::move(m);
@@ -163,7 +166,10 @@ std::vector<std::string> format::stop() const {
 }
 
 std::vector<std::string> format::holds() const {
-  if (model_) return model_->holds;
+  if (model_) {
+    std::call_once(model_->holds_once, [m = model_.get()] { m->holds = probe_holds(m->chat); });
+    return model_->holds;
+  }
   const auto h = dialect_holds(dialect_);
   return {h.begin(), h.end()};
 }

@@ -6,12 +6,9 @@
 #include <cstring>
 
 #include "api/render_json.hpp"
-#include "dialects/chatml/chatml.hpp"
-#include "dialects/harmony/prompt_origins.hpp"
 #include "dialects/registry.hpp"
 #include "interchange/json_input.hpp"
 #include "interchange/simd_json.hpp"
-#include "ocml/harmony.hpp"
 #include "ocml/json.hpp"
 
 namespace ocml {
@@ -104,13 +101,12 @@ prepared_json prepare_json(std::string_view json_text, const json_render_options
   if (!p.conv) p.conv = read_conversation_as_written(json_text, format);
   if (!p.conv) return p;
   p.openai = format == json_format::openai;
-  if (options.render.dialect == dialect::harmony && p.openai) {
-    // OpenAI chat JSON carries no harmony system message: build gpt-oss's preamble.
-    harmony::prompt_options po;
-    if (auto e = harmony::parse_reasoning_effort(options.reasoning_effort)) po.system.effort = e;
-    if (!options.current_date.empty()) po.system.conversation_start_date = options.current_date;
-    p.preamble = harmony_prompt_origins(*p.conv);
-    *p.conv = harmony::build_prompt(std::move(*p.conv), po);
+  const preamble_hooks* preamble = codec_of(options.render.dialect).preamble;
+  if (preamble != nullptr && p.openai) {
+    // OpenAI chat JSON carries no dialect preamble (harmony's system message): build it.
+    p.preamble = preamble->origins(*p.conv);
+    *p.conv = preamble->build(std::move(*p.conv), {.reasoning_effort = options.reasoning_effort,
+                                                   .current_date = options.current_date});
   }
   return p;
 }
@@ -137,10 +133,10 @@ openai_options openai_defaults(dialect d) {
 json_render_result render_json(std::string_view json_text, const json_render_options& given) {
   json_render_result r;
   const json_render_options options = with_request_options(json_text, given, scan_keys(json_text));
-  if (options.render.dialect == dialect::chatml && options.format == json_format::openai &&
+  const auto* one_pass = detail::codec_of(options.render.dialect).one_pass;
+  if (one_pass != nullptr && options.format == json_format::openai &&
       !options.render.continue_final_message &&
-      detail::chatml::render_openai_text(json_text, options.render.add_generation_prompt, r.text,
-                                         r.diagnostics)) {
+      one_pass->to_text(json_text, options.render.add_generation_prompt, r.text, r.diagnostics)) {
     // The one-pass path: OpenAI JSON straight to ChatML (its reader declines what it does
     // not take, and the general path below answers then).
     for (auto& d : r.diagnostics) {
@@ -165,8 +161,8 @@ json_render_result render_json(std::string_view json_text, const json_render_opt
 
 void render_json_line(std::string_view json_text, const json_render_options& given,
                       text_buffer& line, std::vector<diagnostic>& diagnostics) {
-  const dialect d = given.render.dialect;
-  if (d == dialect::chatml &&
+  const auto* one_pass = detail::codec_of(given.render.dialect).one_pass;
+  if (one_pass != nullptr &&
       (given.format == json_format::automatic || given.format == json_format::openai)) {
     // The one-pass path, straight to the escaped line. Its reader declines every key it does
     // not know (the native form's too), so no key scan is needed first: only the two
@@ -183,8 +179,7 @@ void render_json_line(std::string_view json_text, const json_render_options& giv
       const std::size_t at = line.size();
       const std::size_t before = diagnostics.size();
       line.raw("{\"text\":\"");
-      if (detail::chatml::render_openai_json_text(json_text, o.render.add_generation_prompt, line,
-                                                  diagnostics)) {
+      if (one_pass->to_json_text(json_text, o.render.add_generation_prompt, line, diagnostics)) {
         for (std::size_t i = before; i < diagnostics.size(); ++i) {
           detail::to_openai_path(diagnostics[i]);
           detail::place_at_path(diagnostics[i], json_text);

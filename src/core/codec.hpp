@@ -12,9 +12,11 @@
 #include <string_view>
 #include <vector>
 
+#include "core/message_path.hpp"
 #include "core/stream_decoder.hpp"
 #include "ocml/dialect.hpp"
 #include "ocml/render.hpp"
+#include "ocml/text_buffer.hpp"
 
 namespace ocml::detail {
 
@@ -43,6 +45,49 @@ enum feature : std::uint32_t {
 /// How a dialect writes assistant turns: calls and reasoning inside one message
 /// (`grouped`: ChatML, PCML, …) or as messages of their own (`split`: the 2.x family).
 enum class turn_shape : std::uint8_t { grouped, split };
+
+/// Whether a dialect's text carries OpenChatML's escape syntax (`<|literal|>`, `\\<|`).
+enum class escape_rule : std::uint8_t {
+  none,        ///< never (ChatML, PCML, …)
+  always,      ///< the 2.x family
+  on_request,  ///< harmony: only with render_options::openchatml_escapes
+};
+
+/// A dialect whose reasoning is a generation round of its own (GabGPT's think mode): the
+/// prompt ends with `prompt_tail` instead of a generation prompt, the completion opens in
+/// role `role`, and the model writing `answer` starts a second round, the answer's.
+struct think_round {
+  std::string_view prompt_tail;
+  std::string_view role;
+  std::string_view answer;
+};
+
+/// What a preamble is built from (request kwargs of the same names).
+struct preamble_request {
+  std::string_view reasoning_effort;
+  std::string_view current_date;
+};
+
+/// A dialect that begins every prompt with a system preamble of its own, built from plain
+/// fields (harmony: gpt-oss's system and developer messages).
+struct preamble_hooks {
+  /// True when `c` already begins with the preamble (read from the dialect's own markup).
+  bool (*present)(const conversation& c);
+  /// `c` with the preamble put in front of it (its system/developer text moved inside).
+  conversation (*build)(conversation&& c, const preamble_request& request);
+  /// For build(c, …): where each message of the result came from.
+  origin_map (*origins)(const conversation& c);
+};
+
+/// A dialect's one-pass renderer of OpenAI chat JSON (ChatML's): it declines (false, output
+/// as it was) what it does not take, and the general path answers then.
+struct one_pass_hooks {
+  bool (*to_text)(std::string_view json, bool add_generation_prompt, std::string& out,
+                  std::vector<diagnostic>& warnings);
+  /// The same, appended escaped as the inside of a JSON string (a batch line's "text").
+  bool (*to_json_text)(std::string_view json, bool add_generation_prompt, text_buffer& out,
+                       std::vector<diagnostic>& warnings);
+};
 
 struct codec {
   dialect_info info;  ///< id, name, summary, aliases, control tokens, stop strings
@@ -73,12 +118,26 @@ struct codec {
   /// The OpenAI key for reasoning when this dialect's parse is written as OpenAI JSON
   /// (OpenChatML 2.0 §10 says `thinking`).
   std::string_view reasoning_key = "reasoning_content";
+  escape_rule escapes = escape_rule::none;
+  /// Null unless reasoning is a round of its own (GabGPT).
+  const think_round* think = nullptr;
+  /// Null unless the dialect builds a preamble (harmony).
+  const preamble_hooks* preamble = nullptr;
+  /// Null unless the dialect has a one-pass OpenAI renderer (ChatML).
+  const one_pass_hooks* one_pass = nullptr;
+  /// A tool's reply message keeps ocml's reply envelope as its content (2.2 §tool replies);
+  /// otherwise the content is the result (or an {"error": …} object) alone.
+  bool tool_reply_envelope = false;
+  /// What `ocml view` shows for the dialect's markup when the dialect has display rules of
+  /// its own (GabGPT's user/thinking/assistant bubbles); null: the parsed conversation.
+  std::string (*view)(std::string_view markup) = nullptr;
 };
 
 /// Whether text of `c` carries OpenChatML's escape syntax: the 2.x family's does; harmony's
 /// only when asked (`openchatml_escapes`), as its own text has none.
 [[nodiscard]] inline bool writes_escapes(const codec& c, bool openchatml_escapes) noexcept {
-  return c.family == "openchatml" && (c.info.id != dialect::harmony || openchatml_escapes);
+  return c.escapes == escape_rule::always ||
+         (c.escapes == escape_rule::on_request && openchatml_escapes);
 }
 
 }  // namespace ocml::detail

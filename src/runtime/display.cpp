@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "ocml/display.hpp"
 
+#include "dialects/registry.hpp"
 #include "ocml/json.hpp"
 
 namespace ocml {
@@ -131,6 +132,24 @@ std::string render_view(const conversation& c, const view_options& options) {
     out += "\n\n";
   }
   return out;
+}
+
+}  // namespace ocml
+
+namespace ocml {
+
+markup_view view_markup(std::string_view markup, const decoder_options& decoder,
+                        const view_options& options) {
+  markup_view v;
+  if (const auto own = detail::codec_of(decoder.dialect).view) {
+    v.text = own(markup);
+    return v;
+  }
+  parse_result r = parse(markup, decoder);
+  v.ok = r.ok();
+  v.diagnostics = std::move(r.diagnostics);
+  v.text = render_view(r.conversation, options);
+  return v;
 }
 
 }  // namespace ocml

@@ -26,7 +26,10 @@ constexpr std::size_t kStrippedProbe = 1024;
 class run {
  public:
   run(const prompt& p, const generate_options& o, const std::function<void(const delta&)>& sink)
-      : p_(p), o_(o), proj_({.call_id_seed = o.call_id_seed}, [this, &sink](const delta& d) {
+      : p_(p),
+        o_(o),
+        think_(o.think ? detail::codec_of(o.dialect).think : nullptr),
+        proj_({.call_id_seed = o.call_id_seed}, [this, &sink](const delta& d) {
           if (d.kind == delta_kind::call_begin) call_open_ = true;
           if (d.kind == delta_kind::message_end) call_open_ = false;
           if (sink) sink(d);
@@ -35,7 +38,7 @@ class run {
         .dialect = o.dialect,
         .lenient = o.lenient,
         .completion = true,
-        .completion_role = o.dialect == dialect::gabgpt && o.think ? "think" : "assistant"};
+        .completion_role = think_ != nullptr ? std::string(think_->role) : "assistant"};
     const auto on = [this](const event& e) { on_event(e); };
     if (o.tokens != nullptr) {
       tdec_.emplace(*o.tokens, dopt, on);
@@ -45,7 +48,7 @@ class run {
     dec_.emplace(dopt, on);
     for (const auto& s : p.stop) patterns_.push_back({s, true});
     if (openchatml_family(o.dialect)) patterns_.push_back({"<|end|>", false});
-    if (o.dialect == dialect::gabgpt && o.think) patterns_.push_back({"<|assistant|>", false});
+    if (think_ != nullptr) patterns_.push_back({std::string(think_->answer), false});
   }
 
   generation go(engine& engine);
@@ -56,7 +59,7 @@ class run {
     bool stop;  // a stop sequence (cut, not fed) or a watched token (fed, then rules checked)
   };
 
-  // Token mode: the stop IDs, and <|assistant|>'s for GabGPT's think watch.
+  // Token mode: the stop IDs, and the answer token's for a think round's watch (GabGPT).
   void init_tokens(const tokenizer& tok) {
     const auto need = [&](std::string_view t) -> std::optional<token_id> {
       const auto id = tok.id_of(t);
@@ -71,7 +74,7 @@ class run {
     for (const auto& s : p_.stop) {
       if (const auto id = need(s)) stop_ids_.push_back(*id);
     }
-    if (o_.dialect == dialect::gabgpt && o_.think) assistant_id_ = need("<|assistant|>");
+    if (think_ != nullptr) assistant_id_ = need(think_->answer);
   }
 
   void on_event(const event& e) {
@@ -119,11 +122,9 @@ class run {
     return std::find(stop_ids_.begin(), stop_ids_.end(), id) != stop_ids_.end();
   }
 
-  // GabGPT think mode before <|assistant|>: a stop here calls for the second round, and
+  // A think round (GabGPT) before the answer's token: a stop here calls for the second round, and
   // the stop is not written back.
-  [[nodiscard]] bool awaiting_answer() const {
-    return o_.dialect == dialect::gabgpt && o_.think && !saw_assistant_;
-  }
+  [[nodiscard]] bool awaiting_answer() const { return think_ != nullptr && !saw_assistant_; }
 
   // Puts back a stop sequence the engine cut (it is not the model's own text).
   void restore(std::string_view stop) {
@@ -143,6 +144,7 @@ class run {
 
   const prompt& p_;
   const generate_options& o_;
+  const detail::think_round* think_;  // null unless the dialect thinks in a round of its own
   collector collector_;
   projection proj_;
   std::optional<decoder> dec_;         // text mode
@@ -187,7 +189,7 @@ bool run::on_text(std::string_view chunk) {
     }
     feed(w.substr(used, at + hit->text.size() - used));
     used = at + hit->text.size();
-    if (hit->text == "<|assistant|>") saw_assistant_ = true;
+    if (think_ != nullptr && hit->text == think_->answer) saw_assistant_ = true;
     if (should_stop()) {
       held_.clear();
       return false;
@@ -321,7 +323,7 @@ generation run::go(engine& engine) {
   for (;;) {
     ++g.rounds;
     end_round(tdec_ ? engine.complete_tokens(req, token_sink) : engine.complete(req, sink), g);
-    // GabGPT think mode: the model stopped without ever writing <|assistant|>.
+    // A think round (GabGPT): the model stopped without ever writing the answer's token.
     const bool second_round = awaiting_answer() && g.rounds == 1 && !matched_.empty() &&
                               !cancelled_ && !over_limit_ && !engine_failed_;
     if (!second_round) break;
@@ -329,7 +331,7 @@ generation run::go(engine& engine) {
     if (tdec_) {
       feed_id(*assistant_id_);
     } else {
-      feed("<|assistant|>");
+      feed(think_->answer);
     }
     saw_assistant_ = true;
     req.prompt = p_.text + text_;

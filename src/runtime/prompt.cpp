@@ -5,7 +5,6 @@
 #include <algorithm>
 
 #include "dialects/registry.hpp"
-#include "ocml/harmony.hpp"
 #include "ocml/render.hpp"
 
 namespace ocml {
@@ -48,12 +47,14 @@ conversation keep_last_turns(const conversation& c, const std::vector<std::size_
 
 result<std::string> render_prompt(const conversation& c, const prompt_options& o,
                                   std::vector<diagnostic>* warnings) {
+  // A think round (GabGPT) ends the prompt with its own tail instead of a generation prompt.
+  const detail::think_round* think = o.think ? detail::codec_of(o.dialect).think : nullptr;
   render_options r;
   r.dialect = o.dialect;
   r.generation_role = o.generation_role;
-  r.add_generation_prompt = !(o.dialect == dialect::gabgpt && o.think);
+  r.add_generation_prompt = think == nullptr;
   auto text = render(c, r, warnings);
-  if (text && o.dialect == dialect::gabgpt && o.think) text->append("<|think|>");
+  if (text && think != nullptr) text->append(think->prompt_tail);
   return text;
 }
 
@@ -100,26 +101,15 @@ std::size_t drop_finished_reasoning(conversation& conv) {
   return dropped;
 }
 
-namespace {
-
-// True when `c` already holds harmony's system message (rendered from harmony markup or
-// harmony JSON), so no preamble is added again.
-bool has_harmony_preamble(const conversation& c) {
-  return std::any_of(c.messages.begin(), c.messages.end(), [](const message& m) {
-    return m.role == role::system && m.content.find("# Valid channels:") != std::string::npos;
-  });
-}
-
-}  // namespace
-
 result<prompt> build_prompt(const conversation& conv, const prompt_options& options) {
   prompt p;
   p.stop = stop_sequences(options.dialect);
   conversation c = conv;
-  if (options.dialect == dialect::harmony && !has_harmony_preamble(c)) {
-    harmony::prompt_options po;
-    if (auto e = harmony::parse_reasoning_effort(options.reasoning_effort)) po.system.effort = e;
-    c = harmony::build_prompt(c, po);
+  // A dialect's preamble (harmony's system message), unless the conversation has it already
+  // (rendered from the dialect's markup or JSON).
+  const detail::preamble_hooks* preamble = detail::codec_of(options.dialect).preamble;
+  if (preamble != nullptr && !preamble->present(c)) {
+    c = preamble->build(std::move(c), {.reasoning_effort = options.reasoning_effort});
   }
   if (!options.keep_reasoning) p.dropped_reasoning = drop_finished_reasoning(c);
   const auto cost = [&options](std::string_view s) {

@@ -8,6 +8,7 @@
 #include <mutex>
 #include <thread>
 
+#include "dialects/registry.hpp"
 #include "interchange/json_util.hpp"
 #include "ocml/call_id.hpp"
 #include "ocml/tools.hpp"
@@ -99,7 +100,7 @@ json tool_reply::envelope() const {
 
 message tool_reply::to_message(dialect d) const {
   message m = to_message();
-  if (d == dialect::ocml_2_2) return m;
+  if (detail::codec_of(d).tool_reply_envelope) return m;  // 2.2 keeps the envelope
   if (!ok) {
     m.content =
         dump_json({{"error",

@@ -124,10 +124,6 @@ class printer {
   std::vector<std::string> call_ids_;
 };
 
-bool has_call_ids(dialect d) {
-  return d == dialect::ocml_2_2 || d == dialect::ocml_2_0 || d == dialect::harmony;
-}
-
 // One user turn: generate, run tools, feed results back until a final answer.
 // One generation with a model's own format, in the shape of the dialect loop's.
 generation generate_with_format(const chat_args& a, const model_format& f, const conversation& conv,
@@ -285,17 +281,15 @@ bool run_turn(const chat_args& a, conversation& conv, engine& engine, tool_route
       std::cerr << "[tool] " << refused.size() << " calls past --max-tool-calls not run\n";
     }
     for (auto& r : refused) replies.push_back(std::move(r));
-    if (format == nullptr &&
-        !has_call_ids(a.dialect)) {  // replies are matched by position: restore call order
-      std::stable_sort(replies.begin(), replies.end(), [&calls](const auto& x, const auto& y) {
-        const auto pos = [&calls](const std::string& id) {
-          return std::find_if(calls.begin(), calls.end(),
-                              [&id](const auto& c) { return c.call_id == id; }) -
-                 calls.begin();
-        };
-        return pos(x.call_id) < pos(y.call_id);
-      });
-    }
+    // Replies in the order of the calls (dialects without call ids match them by position).
+    std::stable_sort(replies.begin(), replies.end(), [&calls](const auto& x, const auto& y) {
+      const auto pos = [&calls](const std::string& id) {
+        return std::find_if(calls.begin(), calls.end(),
+                            [&id](const auto& c) { return c.call_id == id; }) -
+               calls.begin();
+      };
+      return pos(x.call_id) < pos(y.call_id);
+    });
     for (const auto& r : replies) {
       conv.messages.push_back(r.to_message(format != nullptr ? dialect::chatml : a.dialect));
     }

@@ -460,25 +460,14 @@ bool use_color(const std::string& flag) {
 int run_view(const view_args& a) {
   input in;
   if (!open_input(in, a.file)) return 1;
-  if (a.decoder.dialect == dialect::gabgpt) {
-    // GabGPT's display rules: user, thinking and assistant bubbles.
-    static const char* kLabel[] = {"user", "thinking", "assistant"};
-    for (const auto& seg : gabgpt::segments(in.bytes())) {
-      std::cout << "[" << kLabel[static_cast<int>(seg.kind)] << "] " << seg.text << "\n\n";
-    }
-    return 0;
-  }
-  const parse_result r = parse(in.bytes(), a.decoder);
-  for (const auto& diag : r.diagnostics) print_diag(diag);
-  std::cout << render_view(r.conversation, {.debug = a.debug, .color = use_color(a.color)});
-  return r.ok() ? 0 : 1;
+  const markup_view v =
+      view_markup(in.bytes(), a.decoder, {.debug = a.debug, .color = use_color(a.color)});
+  for (const auto& diag : v.diagnostics) print_diag(diag);
+  std::cout << v.text;
+  return v.ok ? 0 : 1;
 }
 
 int run_prepare(const prepare_args& a) {
-  if (a.dialect != dialect::gabgpt) {
-    std::cerr << "prepare: only -d gabgpt defines chat-log preparation\n";
-    return 2;
-  }
   input in;
   if (!open_input(in, a.file.empty() ? "-" : a.file)) return 1;
   auto prompt = gabgpt::prepare(in.bytes(), a.user, {.think = a.think});

@@ -96,7 +96,6 @@ int run_stream(const parse_args& a);
 int run_validate(const decoder_options& d, const std::vector<std::string>& files);
 int run_view(const view_args& a);
 struct prepare_args {
-  ocml::dialect dialect = dialect::gabgpt;
   bool think = false;
   std::string user;
   std::string file;  ///< empty: the log comes from standard input

@@ -249,7 +249,10 @@ int main(int argc, char** argv) {
 
   ocml::cli::prepare_args pr;
   auto* prep = app.add_subcommand("prepare", "prepare a chat log for generation (gabgpt)");
-  add_dialect(prep, pr.dialect);
+  std::string prep_dialect;  // chat-log preparation is GabGPT's alone (ocml/gabgpt.hpp)
+  prep->add_option("-d,--dialect", prep_dialect, "markup dialect: gabgpt, the one that defines it")
+      ->check(CLI::IsMember({"gabgpt"}))
+      ->required();
   prep->add_flag("--think", pr.think, "think mode: end the prompt in <|think|>");
   prep->add_option("--user", pr.user, "the new user message")->required();
   prep->add_option("log", pr.file, "chat log file (default: standard input)");

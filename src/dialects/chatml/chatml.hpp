@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/codec.hpp"
 #include "core/message_path.hpp"
 #include "core/stream_decoder.hpp"
 #include "interchange/simd_json.hpp"
@@ -94,6 +95,8 @@ bool render_openai_text(std::string_view text, bool add_generation_prompt, std::
 /// was.
 bool render_openai_json_text(std::string_view text, bool add_generation_prompt, escaped_buffer& out,
                              std::vector<diagnostic>& warnings);
+/// The codec's one-pass hooks (core/codec.hpp): the two renderers above.
+inline constexpr one_pass_hooks kOnePass{render_openai_text, render_openai_json_text};
 /// What sets a ChatML-family model's markup apart from Qwen2.5's.
 struct variant {
   /// `<think>…</think>` at the start of an assistant turn is its reasoning (Qwen3).

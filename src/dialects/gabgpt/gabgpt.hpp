@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "core/codec.hpp"
 #include "core/stream_decoder.hpp"
 #include "ocml/render.hpp"
 
@@ -25,5 +26,12 @@ inline const std::vector<std::string> kTokens(kTokenNames.begin(), kTokenNames.e
 result<std::string> render(const conversation& c, const render_options& o,
                            std::vector<diagnostic>* warnings);
 std::unique_ptr<stream_decoder> make_decoder(decoder_options o, decoder::sink s);
+
+/// Think mode's second round (codec::think): the prompt ends in <|think|>, the model thinks,
+/// and its <|assistant|> opens the answer.
+inline constexpr think_round kThinkRound{"<|think|>", "think", "<|assistant|>"};
+
+/// GabGPT's display rules (codec::view): user, thinking and assistant bubbles.
+[[nodiscard]] std::string view(std::string_view log);
 
 }  // namespace ocml::detail::gabgpt

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // GabGPT chat-log preparation, display segmentation and truncation.
 #include <algorithm>
+#include <array>
 
 #include "dialects/gabgpt/gabgpt.hpp"
 #include "ocml/gabgpt.hpp"
@@ -96,3 +97,17 @@ std::string truncate(std::string_view log, std::size_t budget, const cost_functi
 }
 
 }  // namespace ocml::gabgpt
+
+namespace ocml::detail::gabgpt {
+
+std::string view(std::string_view log) {
+  static constexpr std::array<std::string_view, 3> kLabel = {"user", "thinking", "assistant"};
+  std::string out;
+  for (const auto& seg : ocml::gabgpt::segments(log)) {
+    out.append("[").append(kLabel[static_cast<std::size_t>(seg.kind)]).append("] ");
+    out.append(seg.text).append("\n\n");
+  }
+  return out;
+}
+
+}  // namespace ocml::detail::gabgpt

@@ -3,6 +3,7 @@
 #include "dialects/harmony/prompt_origins.hpp"
 #include "ocml/harmony.hpp"
 
+#include <algorithm>
 #include <type_traits>
 
 namespace ocml::harmony {
@@ -107,5 +108,26 @@ origin_map harmony_prompt_origins(const conversation& c) {
   for (const std::size_t i : rest) out.push_back({.message = i});
   return out;
 }
+
+namespace {
+
+bool has_preamble(const conversation& c) {
+  return std::any_of(c.messages.begin(), c.messages.end(), [](const message& m) {
+    return m.role == role::system && m.content.find("# Valid channels:") != std::string::npos;
+  });
+}
+
+conversation build_preamble(conversation&& c, const preamble_request& request) {
+  harmony::prompt_options po;
+  if (auto e = harmony::parse_reasoning_effort(request.reasoning_effort)) po.system.effort = e;
+  if (!request.current_date.empty()) {
+    po.system.conversation_start_date = std::string(request.current_date);
+  }
+  return harmony::build_prompt(std::move(c), po);
+}
+
+}  // namespace
+
+const preamble_hooks kHarmonyPreamble{has_preamble, build_preamble, harmony_prompt_origins};
 
 }  // namespace ocml::detail
