@@ -93,6 +93,14 @@ TEST(Cli, ValidateViewStreamDialectsVersion) {
   EXPECT_NE(s.out.find(R"({"event":"message_end","offset":84,"end":"return","span":[84,84]})"),
             std::string::npos)
       << s.out;
+  // A byte at a time, a character cut by a chunk boundary is held, never written as two
+  // U+FFFD (decision 86): the text events join to the characters, and none is lost.
+  const std::string jp = "<|im_start|>user\n\xe6\x97\xa5\xe6\x9c\xac<|im_end|>\n";
+  const auto one = run("stream -d chatml --chunk 1 -", jp);
+  EXPECT_EQ(one.code, 0);
+  EXPECT_EQ(one.out.find("\xef\xbf\xbd"), std::string::npos) << one.out;
+  EXPECT_NE(one.out.find("\xe6\x97\xa5"), std::string::npos) << one.out;
+  EXPECT_NE(one.out.find("\xe6\x9c\xac"), std::string::npos) << one.out;
   // Colours: never on a pipe unless asked; NO_COLOR does not override an explicit flag.
   const auto plain = run("view --debug -d ocml-2.2 -", kGood);
   EXPECT_EQ(plain.out.find("\x1b["), std::string::npos) << plain.out;

@@ -152,6 +152,34 @@ class decoder {
   std::unique_ptr<impl> impl_;
 };
 
+/// An event sink in front of another that makes each text event's text whole characters: a
+/// text event that ends inside a UTF-8 character (a chunk boundary fell there) keeps that
+/// end (at most 3 bytes) until the next text event of the same kind, contiguous, completes
+/// it; a diagnostic passes without releasing it; any other event, or flush(), releases it
+/// as it is (the input really is not UTF-8 there). Spans stay exact. Use it before writing
+/// events as JSON text, whose strings hold whole characters only (`ocml stream` does).
+///
+///   ocml::whole_characters w([](const ocml::event& e) {
+///     std::cout << ocml::event_json_line(e) << '\n';
+///   });
+///   ocml::decoder d({.dialect = ocml::dialect::chatml}, [&w](const ocml::event& e) { w(e); });
+///   d.push(text);
+///   d.finish();
+///   w.flush();
+class whole_characters {
+ public:
+  explicit whole_characters(decoder::sink out);
+  void operator()(const event& e);
+  /// Releases a held end (call after the decoder's finish()).
+  void flush();
+
+ private:
+  decoder::sink out_;
+  bool held_ = false;
+  event held_e_;
+  std::string text_;
+};
+
 /// The outcome of a one-shot parse: everything decoded plus every diagnostic.
 struct parse_result {
   ocml::conversation conversation;

@@ -113,6 +113,16 @@ class format {
   [[nodiscard]] parse_result parse(std::string_view text,
                                    const format_parse_options& options = {}) const;
 
+  /// A parsed conversation as `ocml parse` writes it: with `openai`, `{"messages": [...]}`
+  /// in OpenAI form saying what the conversation means (a dialect's preamble read back as
+  /// instructions and tools, its reasoning key, call ids from `call_id_seed` where the
+  /// markup had none); otherwise ocml's native form, every message as written.
+  ///
+  ///   auto f = ocml::format(ocml::dialect::harmony);
+  ///   ocml::json j = f.conversation_json(f.parse(text, {}).conversation, true, 1);
+  [[nodiscard]] json conversation_json(const conversation& c, bool openai,
+                                       std::optional<std::uint64_t> call_id_seed = {}) const;
+
  private:
   struct model_data;
   format() = default;

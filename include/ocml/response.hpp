@@ -99,6 +99,16 @@ struct response_event {
   bool from_prefix = false;
 };
 
+/// One event as a JSON object, as `ocml stream -d model:PATH` writes it (no `--events`):
+/// `type` (response_event_name), `field`, `span` as `[begin, end]`, and by kind `text`
+/// (with `dirty` for a chunk), `value` (a closed region), or `code`/`severity`/`message`/
+/// `line`/`column` (a diagnostic); `prefix: true` for an event read from the prefix.
+///
+///   ocml::response_parser p(t, {}, [](const ocml::response_event& e) {
+///     std::cout << ocml::response_event_json(e).dump() << '\n';
+///   });
+[[nodiscard]] json response_event_json(const response_event& e);
+
 /// How a response parser reads.
 struct response_parser_options {
   /// The prompt the generation continues (its text after the last start anchor is read

@@ -2,6 +2,7 @@
 // One decoder event as a JSON line: what `ocml stream` writes.
 #include <string>
 
+#include "core/utf8.hpp"
 #include "interchange/json_util.hpp"
 #include "ocml/decoder.hpp"
 #include "ocml/json.hpp"
@@ -89,6 +90,50 @@ std::string event_json_line(const event& e) {
   }
   if (e.kind != event_kind::diagnostic) j["span"] = {e.span.begin, e.span.end};
   return dump_json(j);
+}
+
+whole_characters::whole_characters(decoder::sink out) : out_(std::move(out)) {}
+
+void whole_characters::operator()(const event& e) {
+  const bool text = e.kind == event_kind::content || e.kind == event_kind::reasoning ||
+                    e.kind == event_kind::reflection || e.kind == event_kind::introspection;
+  if (e.kind == event_kind::diagnostic) {  // takes no bytes: a held end stays held
+    out_(e);
+    return;
+  }
+  if (!text) {
+    flush();
+    out_(e);
+    return;
+  }
+  if (held_ && held_e_.kind == e.kind && held_e_.span.end == e.span.begin) {
+    text_.append(e.text);
+    held_e_.span.end = e.span.end;
+  } else {
+    flush();
+    held_ = true;
+    held_e_ = event{.kind = e.kind, .offset = e.offset, .span = e.span};  // no pointers kept
+    text_.assign(e.text);
+  }
+  const std::size_t whole = detail::utf8_whole(text_);
+  if (whole == text_.size()) {
+    flush();
+  } else if (whole > 0) {
+    event part = held_e_;
+    part.text = std::string_view(text_).substr(0, whole);
+    part.span.end = part.span.begin + whole;
+    out_(part);
+    text_.erase(0, whole);
+    held_e_.span.begin += whole;
+    held_e_.offset += whole;
+  }
+}
+
+void whole_characters::flush() {
+  if (!held_) return;
+  held_ = false;
+  held_e_.text = text_;
+  if (!text_.empty() || held_e_.span.begin != held_e_.span.end) out_(held_e_);
 }
 
 }  // namespace ocml

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <mutex>
 
+#include "api/render_json.hpp"
 #include "core/read_file.hpp"
 #include "dialects/registry.hpp"
 #include "interchange/json_util.hpp"
@@ -165,6 +166,15 @@ std::vector<std::string> format::stop() const {
   return {s.begin(), s.end()};
 }
 
+json format::conversation_json(const conversation& c, bool openai,
+                               std::optional<std::uint64_t> call_id_seed) const {
+  if (!openai) return to_native_json(c);
+  if (model_) return to_openai_json(c, {.call_id_seed = call_id_seed});
+  openai_options oo = openai_defaults(dialect_);
+  oo.call_id_seed = call_id_seed;
+  return to_openai_json(plain_meaning(c, dialect_), oo);
+}
+
 std::vector<std::string> format::holds() const {
   if (model_) {
     std::call_once(model_->holds_once, [m = model_.get()] { m->holds = probe_holds(m->chat); });
@@ -202,32 +212,7 @@ json_render_options dialect_options(ocml::dialect d, const format_render_options
   jo.format = o.input;
   jo.render.add_generation_prompt = o.add_generation_prompt;
   jo.render.continue_final_message = o.continue_final_message;
-  if (!o.kwargs.is_object()) return jo;
-  const auto reads = detail::codec_of(d).kwargs;
-  for (const auto& [key, value] : o.kwargs.items()) {
-    if (std::find(reads.begin(), reads.end(), key) == reads.end()) {
-      std::string known;
-      for (const auto r : reads) known += (known.empty() ? "" : ", ") + std::string(r);
-      diagnostic w =
-          make_error(error_code::invalid_json,
-                     "kwargs: '" + key + "' is not read by " + std::string(dialect_name(d)) +
-                         " (it reads " + (known.empty() ? std::string("none") : known) + ")");
-      w.level = severity::warning;
-      w.line = 0;
-      warnings.push_back(std::move(w));
-      continue;
-    }
-    if (key == "enable_thinking" && value.is_boolean())
-      jo.render.enable_thinking = value.get<bool>();
-    if (key == "auto_drop_analysis" && value.is_boolean()) {
-      jo.render.drop_analysis = value.get<bool>();
-    }
-    if (key == "reasoning_effort" && value.is_string())
-      jo.reasoning_effort = value.get<std::string>();
-    if (key == "current_date" && value.is_string()) jo.current_date = value.get<std::string>();
-    if (key == "bos_token" && value.is_string()) jo.render.bos = value.get<std::string>();
-    if (key == "eos_token" && value.is_string()) jo.render.eos = value.get<std::string>();
-  }
+  detail::apply_kwargs(jo, o.kwargs, &warnings);
   return jo;
 }
 

@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
 // render_json: JSON text to a dialect's markup, diagnostics pointing into the JSON.
-#include <string.h>  // memmem
 #include <algorithm>
 
 #include <cstring>
@@ -63,10 +62,11 @@ key_scan scan_keys(std::string_view text) {
 }
 
 // The options a request carries beside its messages, as vLLM and SGLang read them
-// (`add_generation_prompt`, `continue_final_message`, `chat_template_kwargs.enable_thinking`,
-// `reasoning_effort`), over the caller's; the text is read again only when one occurs.
+// (`add_generation_prompt`, `continue_final_message`, `chat_template_kwargs` through
+// apply_kwargs, `reasoning_effort`), over the caller's; the text is read again only when one
+// occurs.
 json_render_options with_request_options(std::string_view text, const json_render_options& in,
-                                         const key_scan& keys) {
+                                         const key_scan& keys, std::vector<diagnostic>* warnings) {
   json_render_options o = in;
   if (o.format == json_format::automatic && !keys.native) o.format = json_format::openai;
   if (!keys.options || !in.request_options) return o;
@@ -77,12 +77,42 @@ json_render_options with_request_options(std::string_view text, const json_rende
   if (doc["continue_final_message"].get(b) == simdjson::SUCCESS) {
     o.render.continue_final_message = b;
   }
-  if (doc["chat_template_kwargs"]["enable_thinking"].get(b) == simdjson::SUCCESS) {
-    o.render.enable_thinking = b;
-  }
   std::string_view effort;
   if (doc["reasoning_effort"].get(effort) == simdjson::SUCCESS) o.reasoning_effort = effort;
+  simdjson::dom::object kwargs;
+  if (doc["chat_template_kwargs"].get(kwargs) == simdjson::SUCCESS) {
+    // Rare (a request that sets template variables): read through the one kwargs mapping.
+    if (auto j = parse_json_text(simdjson::minify(kwargs))) {
+      detail::apply_kwargs(o, *j, warnings);
+    }
+  }
   return o;
+}
+
+// Whether the request may carry options beside its messages: a key among the four that
+// with_request_options reads. Every one holds '_', so one memchr pass over the underscores
+// (few outside such keys) finds them: far cheaper than a memmem per key.
+bool has_request_option(std::string_view text) {
+  static constexpr std::string_view keys[] = {"add_generation_prompt", "continue_final_message",
+                                              "chat_template_kwargs", "reasoning_effort"};
+  constexpr std::ptrdiff_t longest = 22;
+  const char* const begin = text.data();
+  const char* const end = begin + text.size();
+  for (const char* p = begin;
+       (p = static_cast<const char*>(std::memchr(p, '_', static_cast<std::size_t>(end - p))));
+       ++p) {
+    const char* k = p;  // the key's first byte, after its opening quote
+    while (k > begin && p - k < longest && k[-1] != '"') --k;
+    if (k == begin || k[-1] != '"') continue;
+    const char* e = p;  // its closing quote
+    while (e < end && e - k <= longest && *e != '"') ++e;
+    if (e == end || *e != '"') continue;
+    const std::string_view key(k, static_cast<std::size_t>(e - k));
+    for (const auto name : keys) {
+      if (key == name) return true;
+    }
+  }
+  return false;
 }
 
 }  // namespace
@@ -111,8 +141,41 @@ prepared_json prepare_json(std::string_view json_text, const json_render_options
   return p;
 }
 
-json_render_options request_options_of(std::string_view json_text, const json_render_options& in) {
-  return with_request_options(json_text, in, scan_keys(json_text));
+json_render_options request_options_of(std::string_view json_text, const json_render_options& in,
+                                       std::vector<diagnostic>* warnings) {
+  return with_request_options(json_text, in, scan_keys(json_text), warnings);
+}
+
+void apply_kwargs(json_render_options& o, const json& kwargs, std::vector<diagnostic>* warnings) {
+  if (!kwargs.is_object()) return;
+  const dialect d = o.render.dialect;
+  const auto reads = codec_of(d).kwargs;
+  for (const auto& [key, value] : kwargs.items()) {
+    if (std::find(reads.begin(), reads.end(), key) == reads.end()) {
+      if (warnings == nullptr) continue;
+      std::string known;
+      for (const auto r : reads) known += (known.empty() ? "" : ", ") + std::string(r);
+      diagnostic w =
+          make_error(error_code::invalid_json,
+                     "kwargs: '" + key + "' is not read by " + std::string(dialect_name(d)) +
+                         " (it reads " + (known.empty() ? std::string("none") : known) + ")");
+      w.level = severity::warning;
+      w.line = 0;
+      warnings->push_back(std::move(w));
+      continue;
+    }
+    if (key == "enable_thinking" && value.is_boolean())
+      o.render.enable_thinking = value.get<bool>();
+    if (key == "auto_drop_analysis" && value.is_boolean()) {
+      o.render.drop_analysis = value.get<bool>();
+    }
+    if (key == "reasoning_effort" && value.is_string()) {
+      o.reasoning_effort = value.get<std::string>();
+    }
+    if (key == "current_date" && value.is_string()) o.current_date = value.get<std::string>();
+    if (key == "bos_token" && value.is_string()) o.render.bos = value.get<std::string>();
+    if (key == "eos_token" && value.is_string()) o.render.eos = value.get<std::string>();
+  }
 }
 
 }  // namespace detail
@@ -132,21 +195,32 @@ openai_options openai_defaults(dialect d) {
 
 json_render_result render_json(std::string_view json_text, const json_render_options& given) {
   json_render_result r;
-  const json_render_options options = with_request_options(json_text, given, scan_keys(json_text));
-  const auto* one_pass = detail::codec_of(options.render.dialect).one_pass;
-  if (one_pass != nullptr && options.format == json_format::openai &&
-      !options.render.continue_final_message &&
-      one_pass->to_text(json_text, options.render.add_generation_prompt, r.text, r.diagnostics)) {
-    // The one-pass path: OpenAI JSON straight to ChatML (its reader declines what it does
-    // not take, and the general path below answers then).
-    for (auto& d : r.diagnostics) {
-      detail::to_openai_path(d);
-      detail::place_at_path(d, json_text);
+  const auto* one_pass = detail::codec_of(given.render.dialect).one_pass;
+  if (one_pass != nullptr &&
+      (given.format == json_format::automatic || given.format == json_format::openai)) {
+    // The one-pass path: OpenAI JSON straight to ChatML. Its reader declines every key it
+    // does not know (the native form's too), so no key scan is needed first: only the
+    // request options are looked for (and the general path below answers what it declines).
+    json_render_options o = given;
+    if (given.request_options && has_request_option(json_text)) {
+      o = with_request_options(json_text, given, key_scan{.native = false, .options = true},
+                               &r.diagnostics);
     }
-    return r;
+    const std::size_t request_warnings = r.diagnostics.size();  // the request's kwargs
+    if (!o.render.continue_final_message &&
+        one_pass->to_text(json_text, o.render.add_generation_prompt, r.text, r.diagnostics)) {
+      for (std::size_t i = request_warnings; i < r.diagnostics.size(); ++i) {
+        detail::to_openai_path(r.diagnostics[i]);
+        detail::place_at_path(r.diagnostics[i], json_text);
+      }
+      return r;
+    }
+    r.text.clear();
+    r.diagnostics.clear();
   }
-  r.text.clear();
-  r.diagnostics.clear();
+  const json_render_options options =
+      with_request_options(json_text, given, scan_keys(json_text), &r.diagnostics);
+  const std::size_t request_warnings = r.diagnostics.size();  // the request's kwargs
   const detail::prepared_json p = detail::prepare_json(json_text, options);
   if (!p.conv) {
     r.diagnostics.push_back(p.conv.error());
@@ -154,7 +228,9 @@ json_render_result render_json(std::string_view json_text, const json_render_opt
   }
   auto text = render(*p.conv, options.render, &r.diagnostics);
   if (!text) r.diagnostics.push_back(text.error());
-  for (auto& d : r.diagnostics) p.locate(d, json_text);
+  for (std::size_t i = request_warnings; i < r.diagnostics.size(); ++i) {
+    p.locate(r.diagnostics[i], json_text);
+  }
   if (text) r.text = std::move(*text);
   return r;
 }
@@ -165,16 +241,15 @@ void render_json_line(std::string_view json_text, const json_render_options& giv
   if (one_pass != nullptr &&
       (given.format == json_format::automatic || given.format == json_format::openai)) {
     // The one-pass path, straight to the escaped line. Its reader declines every key it does
-    // not know (the native form's too), so no key scan is needed first: only the two
-    // options ChatML heeds are looked for.
-    const auto has = [json_text](std::string_view key) {  // memmem: a quote starts no search
-      return ::memmem(json_text.data(), json_text.size(), key.data(), key.size()) != nullptr;
-    };
+    // not know (the native form's too), so no key scan is needed first: only the request
+    // options are looked for.
+    const std::size_t start = diagnostics.size();
     json_render_options o = given;
-    if (given.request_options &&
-        (has("\"add_generation_prompt\"") || has("\"continue_final_message\""))) {
-      o = with_request_options(json_text, given, key_scan{.native = false, .options = true});
+    if (given.request_options && has_request_option(json_text)) {
+      o = with_request_options(json_text, given, key_scan{.native = false, .options = true},
+                               &diagnostics);
     }
+    if (o.render.continue_final_message) diagnostics.resize(start);  // render_json says them
     if (!o.render.continue_final_message) {
       const std::size_t at = line.size();
       const std::size_t before = diagnostics.size();
@@ -188,7 +263,7 @@ void render_json_line(std::string_view json_text, const json_render_options& giv
         return;
       }
       line.truncate(at);
-      diagnostics.resize(before);
+      diagnostics.resize(start);  // declined: render_json reads the request again
     }
   }
   json_render_result r = render_json(json_text, given);

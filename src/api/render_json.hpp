@@ -4,6 +4,7 @@
 #pragma once
 
 #include <string_view>
+#include <vector>
 
 #include "core/message_path.hpp"
 #include "interchange/json_input.hpp"
@@ -14,7 +15,14 @@ namespace ocml::detail {
 /// The options a request carries beside its messages (add_generation_prompt, …) over the
 /// caller's, and the JSON shape when the caller left it automatic.
 [[nodiscard]] json_render_options request_options_of(std::string_view json_text,
-                                                     const json_render_options& in);
+                                                     const json_render_options& in,
+                                                     std::vector<diagnostic>* warnings);
+
+/// Applies template kwargs (`chat_template_kwargs`) to a dialect's options: each key the
+/// dialect's registry record reads into its one option (`enable_thinking`,
+/// `reasoning_effort`, `current_date`, `auto_drop_analysis`, `bos_token`, `eos_token`); any
+/// other key is a warning naming it (into `warnings`).
+void apply_kwargs(json_render_options& o, const json& kwargs, std::vector<diagnostic>* warnings);
 
 /// A JSON conversation read for rendering: the harmony preamble built for OpenAI input, and
 /// what puts diagnostics back into the JSON's terms.

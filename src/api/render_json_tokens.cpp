@@ -16,7 +16,8 @@ json_token_result render_json_tokens(std::string_view json_text, const json_rend
                                      const tokenizer& tok,
                                      const token_render_options& token_options) {
   json_token_result r;
-  const json_render_options options = detail::request_options_of(json_text, given);
+  const json_render_options options = detail::request_options_of(json_text, given, &r.diagnostics);
+  const std::size_t request_warnings = r.diagnostics.size();  // the request's kwargs
   const detail::prepared_json p = detail::prepare_json(json_text, options);
   if (!p.conv) {
     r.diagnostics.push_back(p.conv.error());
@@ -24,12 +25,15 @@ json_token_result render_json_tokens(std::string_view json_text, const json_rend
   }
   auto seq = render_tokens(*p.conv, options.render, tok, token_options);
   if (seq) {
-    r.diagnostics = std::move(seq->diagnostics);
+    r.diagnostics.insert(r.diagnostics.end(), seq->diagnostics.begin(), seq->diagnostics.end());
+    seq->diagnostics.clear();
     r.tokens = std::move(*seq);
   } else {
     r.diagnostics.push_back(seq.error());
   }
-  for (auto& d : r.diagnostics) p.locate(d, json_text);
+  for (std::size_t i = request_warnings; i < r.diagnostics.size(); ++i) {
+    p.locate(r.diagnostics[i], json_text);
+  }
   return r;
 }
 

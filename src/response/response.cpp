@@ -102,4 +102,36 @@ result<json> parse_response(const response_template& t, std::string_view generat
   return p.finish();
 }
 
+json response_event_json(const response_event& e) {
+  json j = json::object();
+  j["type"] = response_event_name(e.kind);
+  if (!e.field.empty()) j["field"] = e.field;
+  j["span"] = {e.span.begin, e.span.end};
+  switch (e.kind) {
+    case response_event_kind::region_chunk:
+      j["text"] = e.text;
+      j["dirty"] = e.dirty;
+      break;
+    case response_event_kind::history:
+    case response_event_kind::structure:
+    case response_event_kind::unclaimed:
+      j["text"] = e.text;
+      break;
+    case response_event_kind::region_close:
+      j["value"] = *e.value;
+      break;
+    case response_event_kind::diagnostic:
+      j["code"] = error_name(e.diag->code);
+      j["severity"] = e.diag->level == severity::error ? "error" : "warning";
+      j["message"] = e.diag->message;
+      j["line"] = e.diag->line;
+      j["column"] = e.diag->column;
+      break;
+    default:
+      break;
+  }
+  if (e.from_prefix) j["prefix"] = true;
+  return j;
+}
+
 }  // namespace ocml

@@ -416,13 +416,17 @@ int run_stream_events(const parse_args& a) {
 int run_stream(const parse_args& a) {
   if (!a.events.empty()) return run_stream_events(a);
   bool error = false;
-  const bool read = decode_input(a, [&](const event& e) {
+  // Text events as whole characters: a chunk boundary inside one is held, not written as
+  // two U+FFFD (docs/decisions.md 86).
+  whole_characters write([&](const event& e) {
     if (e.kind == event_kind::diagnostic) {
       if (e.diag->level == severity::error) error = true;
       print_diag(*e.diag);
     }
     std::cout << event_json_line(e) << '\n';
   });
+  const bool read = decode_input(a, [&write](const event& e) { write(e); });
+  write.flush();
   return error || !read ? 1 : 0;
 }
 

@@ -80,38 +80,6 @@ bool feed(response_parser& p, const parse_args& a) {
   return ok;
 }
 
-json event_json(const response_event& e) {
-  json j = json::object();
-  j["type"] = response_event_name(e.kind);
-  if (!e.field.empty()) j["field"] = e.field;
-  j["span"] = {e.span.begin, e.span.end};
-  switch (e.kind) {
-    case response_event_kind::region_chunk:
-      j["text"] = e.text;
-      j["dirty"] = e.dirty;
-      break;
-    case response_event_kind::history:
-    case response_event_kind::structure:
-    case response_event_kind::unclaimed:
-      j["text"] = e.text;
-      break;
-    case response_event_kind::region_close:
-      j["value"] = *e.value;
-      break;
-    case response_event_kind::diagnostic:
-      j["code"] = error_name(e.diag->code);
-      j["severity"] = e.diag->level == severity::error ? "error" : "warning";
-      j["message"] = e.diag->message;
-      j["line"] = e.diag->line;
-      j["column"] = e.diag->column;
-      break;
-    default:
-      break;
-  }
-  if (e.from_prefix) j["prefix"] = true;
-  return j;
-}
-
 // The parsed message in the command's output shape: the OpenAI or native form of the
 // one-message conversation, as a dialect's parse writes it; --raw: the template's own dict.
 result<json> output_of(const parse_args& a, const json& m) {
@@ -236,7 +204,7 @@ int run_stream_response(const parse_args& a) {
     if (chunks) {
       proj(e);
     } else {
-      line(dump_json(event_json(e)));
+      line(dump_json(response_event_json(e)));
     }
   });
   bool read = true;
