@@ -1,12 +1,19 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
 # Installs the Debian packages ocml needs. Without arguments: what building and running
-# needs. With --dev: also the test, benchmark and analysis tools (scripts/test.sh).
+# needs. With --python: also what the Python package builds with (docs/python.md). With
+# --dev: everything, the test, benchmark and analysis tools too (scripts/test.sh).
 set -euo pipefail
 pkgs=(build-essential cmake g++ pkg-config
       nlohmann-json3-dev libyaml-cpp-dev libcli11-dev libsimdjson-dev
       libcpp-httplib-dev libvalijson-dev libicu-dev libmimalloc-dev libpcre2-dev libgmp-dev)
+python_pkgs=(python3-dev python3-pybind11 pybind11-dev python3-numpy python3-pytest python3-venv
+             python3-pip python3-setuptools python3-wheel)
+if [[ ${1:-} == --python ]]; then
+  pkgs+=("${python_pkgs[@]}")
+fi
 if [[ ${1:-} == --dev ]]; then
+  pkgs+=("${python_pkgs[@]}" python3-dask python3-distributed)
   pkgs+=(libgtest-dev libgmock-dev libbenchmark-dev clang-format python3-jinja2
          clang-14 clang-tidy libclang-rt-14-dev valgrind)
 fi

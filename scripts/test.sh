@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: Apache-2.0
 # Installs dependencies, builds, checks formatting and runs every test:
 #   1. the Release suite with g++ (unit, property, conformance, golden, consumer, the corpus
-#      replay under valgrind), 2. clang-tidy,
+#      replay under valgrind, the Python package's pytest suite and its pip install),
+#   2. clang-tidy,
 #   3. one clang build under AddressSanitizer + UndefinedBehaviorSanitizer that runs the
 #      whole suite again (every fuzz target's seed-corpus replay with it) and then every
 #      libFuzzer target for a fixed number of executions from a fixed seed (reproducible).
@@ -25,7 +26,8 @@ stage "setup and checks"
 # The seed corpora are replayed in the sanitizer tree (stronger: under ASan and UBSan), so
 # this tree builds only the stream replay, which valgrind runs (docs/decisions.md 83).
 cmake -S . -B build -DCMAKE_BUILD_TYPE=Release \
-  -DOCML_BUILD_TESTS=ON -DOCML_BUILD_BENCHMARKS=OFF -DOCML_BUILD_CLI=ON -DOCML_FUZZ_REPLAYS=OFF
+  -DOCML_BUILD_TESTS=ON -DOCML_BUILD_BENCHMARKS=OFF -DOCML_BUILD_CLI=ON -DOCML_FUZZ_REPLAYS=OFF \
+  -DOCML_BUILD_PYTHON=ON
 cmake --build build -j"$jobs"
 stage "release build"
 ctest --test-dir build -j"$jobs" --output-on-failure
