@@ -8,6 +8,7 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <functional>
 #include <string>
 #include <string_view>
 #include <tuple>
@@ -115,10 +116,15 @@ template <typename T>
 /// The number of worker threads a batch uses: `jobs`, or every core when 0.
 [[nodiscard]] std::size_t job_count(std::size_t jobs) noexcept;
 
-/// Runs `work(i)` for i in [0, n) on `jobs` threads (the caller has released the GIL).
-/// An exception in one item is caught there and reported through `work` itself: every
-/// item runs.
-void parallel_for(std::size_t n, std::size_t jobs, const std::function<void(std::size_t)>& work);
+/// Runs `work(i)` for i in [0, n) on `jobs` threads (the caller has released the GIL). An
+/// item whose work throws (out of memory: E-LIMIT-EXCEEDED) gets `failed(i, why)` instead;
+/// every other item runs, and no exception leaves a thread.
+void parallel_for(std::size_t n, std::size_t jobs, const std::function<void(std::size_t)>& work,
+                  const std::function<void(std::size_t, const diagnostic&)>& failed);
+
+/// The text of every item of a batch, each a str or bytes (kept alive by `owners`).
+[[nodiscard]] std::vector<std::string_view> texts_of(const py::list& items,
+                                                     std::vector<py::object>& owners);
 
 void bind_tokens(py::module_& m);
 void bind_decoder(py::module_& m);

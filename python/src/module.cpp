@@ -20,21 +20,40 @@
 namespace ocml::python {
 
 std::size_t job_count(std::size_t jobs) noexcept {
-  if (jobs != 0) return jobs;
-  return std::max<std::size_t>(1, std::thread::hardware_concurrency());
+  const std::size_t cores = std::max<std::size_t>(1, std::thread::hardware_concurrency());
+  // A thread per core is all the work can use; a caller's number is bounded before any
+  // thread is made (jobs=10**9 must not try to start a billion).
+  return jobs == 0 ? cores : std::min(jobs, 4 * cores);
 }
 
-void parallel_for(std::size_t n, std::size_t jobs, const std::function<void(std::size_t)>& work) {
+void parallel_for(std::size_t n, std::size_t jobs, const std::function<void(std::size_t)>& work,
+                  const std::function<void(std::size_t, const diagnostic&)>& failed) {
   jobs = std::min(job_count(jobs), std::max<std::size_t>(n, 1));
   std::atomic<std::size_t> next{0};
   const auto run = [&] {
-    for (std::size_t i = next++; i < n; i = next++) work(i);
+    for (std::size_t i = next++; i < n; i = next++) {
+      try {
+        work(i);
+      } catch (const std::bad_alloc&) {
+        failed(i, make_error(error_code::limit_exceeded, "out of memory for this item"));
+      } catch (const std::exception& e) {
+        failed(i, make_error(error_code::internal, e.what()));
+      }
+    }
   };
   std::vector<std::thread> pool;
   pool.reserve(jobs - 1);
   for (std::size_t j = 1; j < jobs; ++j) pool.emplace_back(run);
   run();
   for (auto& t : pool) t.join();
+}
+
+std::vector<std::string_view> texts_of(const py::list& items, std::vector<py::object>& owners) {
+  std::vector<std::string_view> texts;
+  texts.reserve(items.size());
+  owners.resize(items.size());
+  for (std::size_t i = 0; i < items.size(); ++i) texts.push_back(text_of(items[i], owners[i]));
+  return texts;
 }
 
 namespace {
@@ -103,15 +122,6 @@ py::tuple ids_out(json_token_result&& r, bool training) {
                         labels, diags);
 }
 
-// The text of every item of a batch, each a str or bytes (its owners kept alive).
-std::vector<std::string_view> texts_of(const py::list& items, std::vector<py::object>& owners) {
-  std::vector<std::string_view> texts;
-  texts.reserve(items.size());
-  owners.resize(items.size());
-  for (std::size_t i = 0; i < items.size(); ++i) texts.push_back(text_of(items[i], owners[i]));
-  return texts;
-}
-
 void bind_format(py::module_& m) {
   py::class_<format>(m, "Format")
       .def(py::init([](const std::string& name) {
@@ -154,14 +164,10 @@ void bind_format(py::module_& m) {
             std::vector<json_render_result> out(texts.size());
             {
               py::gil_scoped_release nogil;
-              parallel_for(texts.size(), jobs, [&](std::size_t i) {
-                try {
-                  out[i] = f.render_json(texts[i], {.now = now});
-                } catch (const std::bad_alloc&) {
-                  out[i].diagnostics.push_back(
-                      make_error(error_code::limit_exceeded, "out of memory for this item"));
-                }
-              });
+              parallel_for(
+                  texts.size(), jobs,
+                  [&](std::size_t i) { out[i] = f.render_json(texts[i], {.now = now}); },
+                  [&](std::size_t i, const diagnostic& d) { out[i].diagnostics = {d}; });
             }
             // The texts, and the diagnostics of the items that have any ({index: [...]}):
             // no object per item beyond its text.
@@ -206,14 +212,12 @@ void bind_format(py::module_& m) {
             std::vector<json_token_result> out(texts.size());
             {
               py::gil_scoped_release nogil;
-              parallel_for(texts.size(), jobs, [&](std::size_t i) {
-                try {
-                  out[i] = f.render_json_tokens(texts[i], tok, {.now = now}, to);
-                } catch (const std::bad_alloc&) {
-                  out[i].diagnostics.push_back(
-                      make_error(error_code::limit_exceeded, "out of memory for this item"));
-                }
-              });
+              parallel_for(
+                  texts.size(), jobs,
+                  [&](std::size_t i) {
+                    out[i] = f.render_json_tokens(texts[i], tok, {.now = now}, to);
+                  },
+                  [&](std::size_t i, const diagnostic& d) { out[i] = {.diagnostics = {d}}; });
             }
             py::list result(out.size());
             for (std::size_t i = 0; i < out.size(); ++i) {
@@ -285,15 +289,11 @@ void bind_format(py::module_& m) {
             std::vector<std::tuple<std::string, bool, std::vector<diagnostic>>> out(texts.size());
             {
               py::gil_scoped_release nogil;
-              parallel_for(texts.size(), jobs, [&](std::size_t i) {
-                try {
-                  out[i] = parse_one(f, texts[i], r);
-                } catch (const std::bad_alloc&) {
-                  out[i] = {std::string(), false,
-                            std::vector<diagnostic>{make_error(error_code::limit_exceeded,
-                                                               "out of memory for this item")}};
-                }
-              });
+              parallel_for(
+                  texts.size(), jobs, [&](std::size_t i) { out[i] = parse_one(f, texts[i], r); },
+                  [&](std::size_t i, const diagnostic& d) {
+                    out[i] = {std::string(), false, std::vector<diagnostic>{d}};
+                  });
             }
             py::list result(out.size());
             for (std::size_t i = 0; i < out.size(); ++i) {

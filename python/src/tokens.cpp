@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // ocml._ocml.Tokenizer: a tokenizer.json or .tiktoken file, encode/decode with NumPy arrays.
+#include <mutex>
+#include <optional>
+
 #include "common.hpp"
 
 namespace ocml::python {
@@ -55,18 +58,21 @@ void bind_tokens(py::module_& m) {
           [](const tokenizer& t, const py::list& texts, const std::string& special,
              std::size_t jobs) {
             const special_tokens allowed = special_of(special);
-            std::vector<py::object> owners(texts.size());
-            std::vector<std::string_view> views;
-            views.reserve(texts.size());
-            for (std::size_t i = 0; i < texts.size(); ++i) {
-              views.push_back(text_of(texts[i], owners[i]));
-            }
+            std::vector<py::object> owners;
+            const auto views = texts_of(texts, owners);
             std::vector<std::vector<token_id>> out(views.size());
+            std::optional<diagnostic> failure;  // the first item that failed (out of memory)
+            std::mutex mu;
             {
               py::gil_scoped_release nogil;
-              parallel_for(views.size(), jobs,
-                           [&](std::size_t i) { out[i] = t.encode(views[i], allowed); });
+              parallel_for(
+                  views.size(), jobs, [&](std::size_t i) { out[i] = t.encode(views[i], allowed); },
+                  [&](std::size_t, const diagnostic& d) {
+                    const std::lock_guard lock(mu);
+                    if (!failure) failure = d;
+                  });
             }
+            if (failure) raise(*failure);
             py::list result(out.size());
             for (std::size_t i = 0; i < out.size(); ++i) result[i] = int32_array(out[i]);
             return result;

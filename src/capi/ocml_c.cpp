@@ -41,11 +41,21 @@ struct ocml_decoder {
 
 namespace {
 
+ocml_error error_of(const ocml::diagnostic& d) {
+  return {d, std::string(ocml::error_name(d.code)), d.to_string()};
+}
+
+// The error returned when even an error cannot be allocated: made when the library loads,
+// never freed (ocml_error_free knows it), so a failed call never looks like a success.
+const ocml_error g_out_of_memory =
+    error_of(ocml::make_error(ocml::error_code::internal, "out of memory"));
+
 ocml_error* make(const ocml::diagnostic& d) noexcept {
   try {
-    return new ocml_error{d, std::string(ocml::error_name(d.code)), d.to_string()};
+    return new ocml_error(error_of(d));
   } catch (...) {
-    return nullptr;  // out of memory even for the error: the caller sees success, never UB
+    return const_cast<ocml_error*>(
+        &g_out_of_memory);  // NOLINT(cppcoreguidelines-pro-type-const-cast)
   }
 }
 
@@ -53,7 +63,8 @@ ocml_error* internal(const char* what) noexcept {
   try {
     return make(ocml::make_error(ocml::error_code::internal, what));
   } catch (...) {
-    return nullptr;
+    return const_cast<ocml_error*>(
+        &g_out_of_memory);  // NOLINT(cppcoreguidelines-pro-type-const-cast)
   }
 }
 
@@ -97,8 +108,7 @@ ocml_error* split(const std::vector<ocml::diagnostic>& ds, ocml_diagnostics** ou
   }
   if (out != nullptr) {
     auto* w = new ocml_diagnostics;
-    for (const auto& d : ds)
-      w->items.push_back({d, std::string(ocml::error_name(d.code)), d.to_string()});
+    for (const auto& d : ds) w->items.push_back(error_of(d));
     *out = w;
   }
   return nullptr;
@@ -146,7 +156,7 @@ int ocml_error_is_error(const ocml_error* e) {
   return e->d.level == ocml::severity::error ? 1 : 0;
 }
 void ocml_error_free(ocml_error* e) {
-  delete e;
+  if (e != &g_out_of_memory) delete e;
 }
 
 size_t ocml_diagnostics_count(const ocml_diagnostics* d) {
