@@ -18,12 +18,10 @@ with_tests=${with_tests:-OFF}
 # -O1 with assertions: sanitizer builds compile ~2x faster than at -O2 and run well enough.
 # Line tables only: a finding's stack still names files and lines, and the build takes 322 s
 # instead of 408 s with full debug information (docs/decisions.md 68).
-# Shared libraries: about 35 programs (tests, CLI, replays, fuzzers) link the sanitized
-# library; linking it once saves CI minutes (docs/decisions.md 87).
 CXX=clang++-14 CC=clang-14 cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -gline-tables-only" \
   -DOCML_BUILD_FUZZERS=ON -DOCML_ASAN=ON -DOCML_UBSAN=ON -DOCML_BUILD_TESTS="$with_tests" \
-  -DOCML_BUILD_BENCHMARKS=OFF -DOCML_BUILD_CLI="$with_tests" -DBUILD_SHARED_LIBS=ON >/dev/null
+  -DOCML_BUILD_BENCHMARKS=OFF -DOCML_BUILD_CLI="$with_tests" >/dev/null
 [[ ${1:-} == --configure-only ]] && exit 0
 # The targets (and each parse target's dialect) as fuzz/CMakeLists.txt found them in the
 # codec registry.

@@ -46,5 +46,5 @@ stage "sanitizer build"
 ctest --test-dir build-fuzz -j"$jobs" --output-on-failure -E "^consumer_"
 stage "sanitizer tests"
 
-OCML_FUZZ_RUNS=${OCML_FUZZ_RUNS:-8000} bash scripts/fuzz.sh
+OCML_FUZZ_RUNS=${OCML_FUZZ_RUNS:-5000} bash scripts/fuzz.sh
 stage "fuzzing"
