@@ -58,6 +58,13 @@ struct format_parse_options {
   std::optional<std::uint64_t> call_id_seed;
 };
 
+/// Options of format::from_templates.
+struct format_template_options {
+  std::string name = "template";  ///< what name() says
+  /// Stop strings beside the ones the chat template's config names (its eos token).
+  std::vector<std::string> stop;
+};
+
 /// A built-in dialect or a model format, found by name.
 class format {
  public:
@@ -70,6 +77,17 @@ class format {
   ///
   ///   auto f = ocml::format::find("qwen3");
   [[nodiscard]] static result<format> find(std::string_view name);
+  /// A model format from templates the caller holds (a folder's, or ones of its own): `chat`
+  /// renders; `response` (may be null: then parse is an error) parses; stop strings are the
+  /// chat template's eos token (a config's) and `options.stop`. Both are copied (they share
+  /// their compiled programs).
+  ///
+  ///   auto chat = ocml::model_template::from_file("tokenizer_config.json").value();
+  ///   auto resp = ocml::response_template::from_file("response.json").value();
+  ///   auto f = ocml::format::from_templates(chat, &resp, {.name = "mine"});
+  [[nodiscard]] static format from_templates(const model_template& chat,
+                                             const ocml::response_template* response,
+                                             const format_template_options& options = {});
 
   [[nodiscard]] bool is_model() const noexcept { return model_ != nullptr; }
   /// The dialect (a model format: none).

@@ -374,6 +374,107 @@ class Decoder:
         return _loads(self._d.finish())
 
 
+# --- templates ---------------------------------------------------------------------------
+
+
+class _Loaded:
+    """A template object of the core, made from text or read from a file."""
+
+    _core: Any = None
+
+    def __init__(self, text: str) -> None:
+        self._t = self._core.from_text(text)
+
+    @classmethod
+    def from_file(cls, path: Union[str, os.PathLike]):
+        """Reads the template from `path`."""
+        t = cls.__new__(cls)
+        t._t = cls._core.from_file(os.fspath(path))
+        return t
+
+
+class ChatTemplate(_Loaded):
+    """A Jinja chat template, executed by ocml's engine exactly as transformers renders it
+    (the same output as ``apply_chat_template(tokenize=False)``, without Python's Jinja2).
+
+    ``ChatTemplate(text)`` takes template text or a tokenizer_config.json's text (its
+    ``chat_template``, named ones included, and its special tokens);
+    ``ChatTemplate.from_file(path)`` reads either. ``render`` takes the same arguments as
+    ``ocml.render``; ``format()`` makes an ``ocml.Format`` of it (with a
+    ``ResponseTemplate``, one that also parses) for every other call:
+
+        t = ocml.ChatTemplate.from_file("tokenizer_config.json")
+        prompt = t.render(messages, add_generation_prompt=True)
+        f = t.format(ocml.ResponseTemplate.from_file("response.json"))
+        ocml.parse(completion, format=f, completion=True)
+    """
+
+    _core = _ocml.ChatTemplate
+
+    @property
+    def special_tokens(self) -> dict:
+        """The special tokens of the config (bos_token, eos_token, …), as the template
+        sees them."""
+        return _loads(self._t.special_tokens)
+
+    def format(self, response_template: "ResponseTemplate | None" = None, *,
+               stop: Sequence[str] = (), name: str = "template") -> _ocml.Format:
+        """An ``ocml.Format`` that renders with this template and parses with
+        `response_template` (none: parse is an error); stop strings are the config's eos
+        token and `stop`."""
+        response = None if response_template is None else response_template._t
+        return _ocml.template_format(self._t, response, list(stop), name)
+
+    def render(self, conversation: Any, **options: Any) -> str:
+        """``ocml.render(conversation, format=self.format(), **options)``."""
+        return render(conversation, format=self._own_format(), **options)
+
+    def render_variables(self, variables: Mapping[str, Any], *, tools: bool = False,
+                         now: Any = None) -> str:
+        """The template rendered with exactly `variables` (``messages``, ``tools``,
+        ``add_generation_prompt``, any other name), nothing added: Jinja's
+        ``template.render(**variables)``. `tools` picks a config's "tool_use" template."""
+        return self._t.render_variables(_json.dumps(variables), tools, _now(now))
+
+    def _own_format(self) -> _ocml.Format:
+        f = getattr(self, "_f", None)
+        if f is None:
+            f = self._f = self.format()
+        return f
+
+
+class ResponseTemplate(_Loaded):
+    """A response template (transformers' ``response_template`` form): how a model's output
+    becomes a message. ``ResponseTemplate(spec)`` takes the spec as a dict or JSON text (a
+    tokenizer_config.json's ``response_template`` key is found too);
+    ``ResponseTemplate.from_file(path)`` reads one.
+
+        r = ocml.ResponseTemplate.from_file("response.json")
+        r.parse("<think>hm</think>Hello")   # {"role": "assistant", "content": …}
+    """
+
+    _core = _ocml.ResponseTemplate
+
+    def __init__(self, spec: Union[str, Mapping[str, Any]]) -> None:
+        super().__init__(spec if isinstance(spec, str) else _json.dumps(spec))
+
+    @property
+    def fields(self) -> list:
+        """The fields the template can fill (content, reasoning_content, tool_calls, …)."""
+        return self._t.fields
+
+    def parse(self, text: Union[str, bytes], *, prefix: str = "", tools: Any = None,
+              lenient: bool = False, openai: bool = True,
+              call_id_seed: int | None = None) -> dict:
+        """The message of a model's output: OpenAI form (``tool_calls`` with ids,
+        ``arguments`` as JSON text), or the template's own fields with openai=False.
+        `prefix`: the prompt the output continues; `tools`: to type call arguments."""
+        out, diagnostics = self._t.parse(text, prefix, "" if tools is None else
+                                         _json.dumps(tools), lenient, openai, call_id_seed)
+        _report(diagnostics)
+        return _loads(out)
+
+
 # --- the registry ------------------------------------------------------------------------
 
 
@@ -383,6 +484,6 @@ def dialects() -> list:
 
 
 __all__ = [
-    "Decoder", "Error", "Format", "OcmlWarning", "Tokenizer", "convert", "dialects", "parse",
+    "ChatTemplate", "Decoder", "ResponseTemplate", "Error", "Format", "OcmlWarning", "Tokenizer", "convert", "dialects", "parse",
     "parse_batch", "render", "render_batch", "render_ids", "render_ids_batch",
 ] + sorted(c.__name__ for c in _ERRORS.values())

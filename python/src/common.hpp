@@ -128,5 +128,6 @@ void parallel_for(std::size_t n, std::size_t jobs, const std::function<void(std:
 
 void bind_tokens(py::module_& m);
 void bind_decoder(py::module_& m);
+void bind_templates(py::module_& m);
 
 }  // namespace ocml::python

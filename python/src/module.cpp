@@ -217,7 +217,10 @@ void bind_format(py::module_& m) {
                   [&](std::size_t i) {
                     out[i] = f.render_json_tokens(texts[i], tok, {.now = now}, to);
                   },
-                  [&](std::size_t i, const diagnostic& d) { out[i] = {.diagnostics = {d}}; });
+                  [&](std::size_t i, const diagnostic& d) {
+                    out[i] = json_token_result{};
+                    out[i].diagnostics = {d};
+                  });
             }
             py::list result(out.size());
             for (std::size_t i = 0; i < out.size(); ++i) {
@@ -326,6 +329,7 @@ PYBIND11_MODULE(_ocml, m) {
   bind_tokens(m);
   bind_format(m);
   bind_decoder(m);
+  bind_templates(m);
   m.def(
       "convert",
       [](const py::object& text, const std::string& from, const std::string& to, bool lenient,

@@ -155,6 +155,23 @@ result<format> format::find(std::string_view name) {
   return f;
 }
 
+format format::from_templates(const model_template& chat, const ocml::response_template* response,
+                              const format_template_options& options) {
+  auto m = std::make_shared<model_data>();
+  m->chat = chat;
+  if (response != nullptr) m->response = *response;
+  m->stop = template_stop_strings(m->chat);
+  for (const auto& s : options.stop) {
+    if (!s.empty() && std::find(m->stop.begin(), m->stop.end(), s) == m->stop.end()) {
+      m->stop.push_back(s);
+    }
+  }
+  format f;
+  f.name_ = options.name;
+  f.model_ = std::move(m);
+  return f;
+}
+
 std::optional<ocml::dialect> format::dialect() const noexcept {
   if (model_) return std::nullopt;
   return dialect_;

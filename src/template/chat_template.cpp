@@ -3,6 +3,7 @@
 #include <ctime>
 #include <new>
 #include <optional>
+#include <tuple>
 
 #include "core/read_file.hpp"
 #include "core/utf8.hpp"
@@ -112,7 +113,14 @@ result<chat_template> chat_template::compile(std::string_view source) {
     t.prog_ = tmpl::parse_template(source);
     return t;
   } catch (const tmpl::template_error& e) {
-    return from(e);
+    // A syntax error counts in the template, which is this call's input: its position is
+    // the diagnostic's (the message keeps its line:column too).
+    diagnostic d = from(e);
+    if (e.pos <= source.size()) {
+      d.offset = e.pos;
+      std::tie(d.line, d.column) = tmpl::line_column(source, e.pos);
+    }
+    return d;
   } catch (const std::bad_alloc&) {
     return make_error(error_code::internal, "out of memory compiling the template");
   } catch (const std::exception& e) {  // a bug: say so rather than abort

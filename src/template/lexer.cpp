@@ -84,7 +84,7 @@ class lexer {
 
  private:
   [[noreturn]] void error(std::size_t pos, const std::string& what) const {
-    fail(error_code::template_syntax, position(s_, pos) + " " + what);
+    throw template_error{error_code::template_syntax, position(s_, pos) + " " + what, pos};
   }
 
   void emit_data(std::string text, std::size_t pos) {
@@ -356,12 +356,17 @@ lexed lex(std::string_view source) {
   return lexer(std::move(s)).run();
 }
 
-std::string position(std::string_view source, std::size_t pos) {
+std::pair<std::size_t, std::size_t> line_column(std::string_view source, std::size_t pos) {
   // Counted, not stepped through (every failing line of a batch asks).
   const std::string_view head = source.substr(0, std::min(pos, source.size()));
-  const auto line = 1 + std::count(head.begin(), head.end(), '\n');
+  const auto line = 1 + static_cast<std::size_t>(std::count(head.begin(), head.end(), '\n'));
   const std::size_t nl = head.rfind('\n');
   const std::size_t col = nl == std::string_view::npos ? head.size() + 1 : head.size() - nl;
+  return {line, col};
+}
+
+std::string position(std::string_view source, std::size_t pos) {
+  const auto [line, col] = line_column(source, pos);
   return std::to_string(line) + ":" + std::to_string(col);
 }
 

@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace ocml::tmpl {
@@ -40,5 +41,8 @@ struct lexed {
 
 /// "line:column" of byte `pos` in `source` (1-based).
 [[nodiscard]] std::string position(std::string_view source, std::size_t pos);
+/// The 1-based line and column (in bytes) of `pos` in `source`.
+[[nodiscard]] std::pair<std::size_t, std::size_t> line_column(std::string_view source,
+                                                              std::size_t pos);
 
 }  // namespace ocml::tmpl

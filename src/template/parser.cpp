@@ -28,7 +28,7 @@ class parser {
 
  private:
   [[noreturn]] void error(std::size_t pos, const std::string& what) const {
-    fail(error_code::template_syntax, position(src_, pos) + " " + what);
+    throw template_error{error_code::template_syntax, position(src_, pos) + " " + what, pos};
   }
   const token& cur() const { return t_[i_]; }
   const token& peek(std::size_t k = 1) const { return t_[std::min(i_ + k, t_.size() - 1)]; }
