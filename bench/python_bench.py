@@ -49,6 +49,13 @@ def main() -> None:
         c = best(lambda: cli([exe, "render", "-q", "-d", fmt, "--jsonl", "-j", "1"], corpus),
                  repeats)
         row(f"render {fmt}, JSON text items", py, c)
+    # The lines as bytes (a JSONL file read in binary, as the CLI reads it): no UTF-8
+    # encoding of each str on the way in.
+    raw = [line.rstrip(b"\n") for line in open(corpus, "rb") if line.strip()]
+    py = best(lambda: ocml.render_batch(raw, format="chatml", jobs=1, errors="return"), repeats)
+    row("render chatml, JSONL bytes items", py,
+        best(lambda: cli([exe, "render", "-q", "-d", "chatml", "--jsonl", "-j", "1"], corpus),
+             repeats))
     dicts = [json.loads(line) for line in lines]
     py = best(lambda: ocml.render_batch(dicts, format="chatml", jobs=1, errors="return"), repeats)
     row("render chatml, dict items (json.dumps in Python)", py,

@@ -319,11 +319,11 @@ def parse_batch(texts: Iterable[Any], *, format: FormatLike, openai: bool = True
     """parse() over many texts on `jobs` threads (0: every core)."""
     _check_errors(errors)
     items = list(texts)
-    results = _format(format).parse_batch(items, openai, lenient, completion, call_id_seed, jobs)
-    out = []
-    for text, _ok, diags in results:
-        value = _batch_result(text, diags, errors)
-        out.append(value if isinstance(value, Error) else _loads(value))
+    array, diagnostics = _format(format).parse_batch(items, openai, lenient, completion,
+                                                      call_id_seed, jobs)
+    out = _loads(array)
+    for i, diags in diagnostics.items():
+        out[i] = _batch_result(out[i], diags, errors)
     return out
 
 

@@ -298,12 +298,22 @@ void bind_format(py::module_& m) {
                     out[i] = {std::string(), false, std::vector<diagnostic>{d}};
                   });
             }
-            py::list result(out.size());
+            // One JSON array of every result (null where a parse failed: its partial
+            // conversation is not returned), and the diagnostics of the items that have any
+            // ({index: [...]}): Python makes the dicts with one json.loads, not one a line.
+            std::size_t size = 2;
+            for (const auto& o : out) size += std::get<0>(o).size() + 5;
+            std::string array;
+            array.reserve(size);
+            array += '[';
+            py::dict diags;
             for (std::size_t i = 0; i < out.size(); ++i) {
-              result[i] = py::cast(parse_out{py::bytes(std::get<0>(out[i])), std::get<1>(out[i]),
-                                             to_tuples(std::get<2>(out[i]))});
+              if (i != 0) array += ',';
+              array += std::get<1>(out[i]) ? std::string_view(std::get<0>(out[i])) : "null";
+              if (!std::get<2>(out[i]).empty()) diags[py::int_(i)] = to_tuples(std::get<2>(out[i]));
             }
-            return result;
+            array += ']';
+            return py::make_tuple(py::bytes(array), diags);
           },
           py::arg("items"), py::arg("openai") = true, py::arg("lenient") = false,
           py::arg("completion") = false, py::arg("seed") = py::none(), py::arg("jobs") = 0);

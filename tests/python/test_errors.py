@@ -54,6 +54,30 @@ def test_a_million_deep_request_is_an_error_not_a_crash():
         ocml.render('{"messages": [], "tools": ' + deep + "}", format="qwen3")
 
 
+def test_sizes_and_numbers_from_the_caller_are_bounded(byte_tokenizer_path):
+    # A number beyond any double, and integers beyond 64 bits where a count is asked for.
+    with pytest.raises(ocml.JsonInputError):
+        ocml.render('{"messages": [{"role": "user", "content": "x"}], "seed": 1e999999}',
+                    format="chatml")
+    tok = ocml.Tokenizer.from_file(byte_tokenizer_path)
+    with pytest.raises(ValueError):
+        tok.decode([2**40])
+    with pytest.raises(ValueError):
+        tok.decode([-1])
+    with pytest.raises(TypeError):
+        ocml.render_ids([{"role": "user", "content": "x"}], tok, format="chatml",
+                        max_tokens=10**30)
+    # A billion jobs is bounded by the cores before any thread is made.
+    one = ocml.render('{"messages": []}', format="chatml")
+    assert ocml.render_batch(['{"messages": []}'] * 3, format="chatml", jobs=10**9) == [one] * 3
+    # Files without an end (a device) are refused, not read forever.
+    with pytest.raises(ocml.IoError):
+        ocml.Format("model:/dev/zero")
+    with pytest.raises(ocml.Error):
+        ocml.Tokenizer.from_file("/dev/zero")
+    with pytest.raises(ocml.Error):
+        ocml.ChatTemplate.from_file("/dev/zero")
+
 
 def test_a_batch_keeps_its_other_items():
     items = ['{"messages": [{"role": "user", "content": "a"}]}', "{not json",
