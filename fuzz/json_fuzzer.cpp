@@ -41,6 +41,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     ocml::detail::append_json_string(expected, direct, true);
     ocml::fuzz::check("\"" + std::string(line.view()) + "\"" == expected);
     ocml::fuzz::check(line_warnings == warnings);
+    // The same reader writing the text itself takes it too, with the same bytes.
+    std::string text_direct;
+    std::vector<ocml::diagnostic> text_warnings;
+    ocml::fuzz::check(
+        ocml::detail::chatml::render_openai_line_text(text, false, text_direct, text_warnings));
+    ocml::fuzz::check(text_direct == direct && text_warnings == warnings);
   } else {
     ocml::fuzz::check(line.size() == 0);
   }

@@ -89,6 +89,12 @@ TEST(ChatmlFastPath, EscapedLineEqualsPlainTextAndLibraryRender) {
       ASSERT_TRUE(ok) << text;
       EXPECT_EQ(line.view(), nlohmann_inside(plain));
       EXPECT_EQ(w2, w1);
+      // The same reader writing the text itself (the library's one-pass path).
+      std::string direct = "kept:";
+      std::vector<ocml::diagnostic> w4;
+      ASSERT_TRUE(ocml::detail::chatml::render_openai_line_text(text, false, direct, w4));
+      EXPECT_EQ(direct, "kept:" + plain);
+      EXPECT_EQ(w4, w1);
       ++line_fast;
     } else {
       EXPECT_EQ(line.size(), 0u);

@@ -162,11 +162,13 @@ void bind_format(py::module_& m) {
             std::vector<py::object> owners;
             const auto texts = texts_of(requests, owners);
             std::vector<json_render_result> out(texts.size());
+            format_render_options options;  // once for the batch, not once an item
+            options.now = now;
             {
               py::gil_scoped_release nogil;
               parallel_for(
                   texts.size(), jobs,
-                  [&](std::size_t i) { out[i] = f.render_json(texts[i], {.now = now}); },
+                  [&](std::size_t i) { out[i] = f.render_json(texts[i], options); },
                   [&](std::size_t i, const diagnostic& d) { out[i].diagnostics = {d}; });
             }
             // The texts, and the diagnostics of the items that have any ({index: [...]}):
@@ -210,13 +212,13 @@ void bind_format(py::module_& m) {
             std::vector<py::object> owners;
             const auto texts = texts_of(requests, owners);
             std::vector<json_token_result> out(texts.size());
+            format_render_options options;
+            options.now = now;
             {
               py::gil_scoped_release nogil;
               parallel_for(
                   texts.size(), jobs,
-                  [&](std::size_t i) {
-                    out[i] = f.render_json_tokens(texts[i], tok, {.now = now}, to);
-                  },
+                  [&](std::size_t i) { out[i] = f.render_json_tokens(texts[i], tok, options, to); },
                   [&](std::size_t i, const diagnostic& d) {
                     out[i] = json_token_result{};
                     out[i].diagnostics = {d};

@@ -2,6 +2,7 @@
 #include "interchange/json_reader.hpp"
 
 #include <charconv>
+#include <cstdint>
 #include <cstring>
 
 #if defined(__SSE2__)
@@ -80,8 +81,8 @@ char* put_utf8(char* out, unsigned cp) noexcept {
   return out;
 }
 
-// Unescapes raw string text that json_reader::string has checked; returns the end of `out`
-// (room for raw.size() bytes: no escape grows).
+}  // namespace
+
 char* unescape_into(std::string_view raw, char* out) noexcept {
   const char* p = raw.data();
   const char* const end = p + raw.size();
@@ -130,8 +131,6 @@ char* unescape_into(std::string_view raw, char* out) noexcept {
   }
   return out;
 }
-
-}  // namespace
 
 void json_arena::reset(std::size_t input_size) {
   const std::size_t need = 2 * input_size + 16;
@@ -250,6 +249,24 @@ bool json_reader::number(std::string_view& raw, bool& integer) noexcept {
     if (!digits()) return fail();
   }
   raw = std::string_view(start, static_cast<std::size_t>(p_ - start));
+  // A number the document readers refuse or take another way (beyond a double, an integer
+  // beyond 64 bits) is declined here too, so the general path answers it whatever path
+  // the line would have taken ("seed": 1e999999 is E-JSON-INPUT on every one).
+  if (!integer || raw.size() > 18) {
+    const char* const last = raw.data() + raw.size();
+    std::from_chars_result r{};
+    if (!integer) {
+      double d = 0;
+      r = std::from_chars(raw.data(), last, d);
+    } else if (raw.front() == '-') {
+      std::int64_t i = 0;
+      r = std::from_chars(raw.data(), last, i);
+    } else {
+      std::uint64_t u = 0;
+      r = std::from_chars(raw.data(), last, u);
+    }
+    if (r.ec != std::errc() || r.ptr != last) return fail();
+  }
   return true;
 }
 

@@ -188,6 +188,11 @@ class json_reader {
 /// python_dump_string for a string whose value is known (a key read by json_reader::key).
 void python_dump_key(const json_string& s, std::string_view value, escaped_buffer& out);
 
+/// Unescapes the inside of a JSON string whose escapes are valid (json_reader::string
+/// checked them, or ocml escaped it); returns the end of what it wrote into `out`, which
+/// has room for raw.size() bytes (no escape grows).
+char* unescape_into(std::string_view raw, char* out) noexcept;
+
 /// Writes the object at `r` as Python writes it, escaped, with each member's value written
 /// by `value(key)` (which reads it from `r`). False for a repeated key.
 template <typename Fn>

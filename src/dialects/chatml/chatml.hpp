@@ -95,8 +95,16 @@ bool render_openai_text(std::string_view text, bool add_generation_prompt, std::
 /// was.
 bool render_openai_json_text(std::string_view text, bool add_generation_prompt, escaped_buffer& out,
                              std::vector<diagnostic>& warnings);
-/// The codec's one-pass hooks (core/codec.hpp): the two renderers above.
-inline constexpr one_pass_hooks kOnePass{render_openai_text, render_openai_json_text};
+/// render_openai_text through render_openai_json_text's reader (line_render.cpp), writing
+/// the text instead of its escaping: the same bytes as render_openai_text where both take
+/// the request (tests and the json fuzzer hold them to it), faster (no document is built).
+bool render_openai_line_text(std::string_view text, bool add_generation_prompt, std::string& out,
+                             std::vector<diagnostic>& warnings);
+/// render_openai_line_text, or render_openai_text where it declines.
+bool render_openai_text_fastest(std::string_view text, bool add_generation_prompt, std::string& out,
+                                std::vector<diagnostic>& warnings);
+/// The codec's one-pass hooks (core/codec.hpp).
+inline constexpr one_pass_hooks kOnePass{render_openai_text_fastest, render_openai_json_text};
 /// What sets a ChatML-family model's markup apart from Qwen2.5's.
 struct variant {
   /// `<think>…</think>` at the start of an assistant turn is its reasoning (Qwen3).

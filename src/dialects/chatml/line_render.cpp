@@ -220,16 +220,60 @@ struct escaped_out {
   void raw(std::string_view s) const { out.raw(s); }
 };
 
+// The text itself: every escaped fragment (the template's pieces, canonical input strings,
+// the side text's dumps) unescaped as it is appended.
+struct text_out {
+  std::string& out;
+  void put(const piece& p) const { out += p.raw; }
+  void put(const text_ref& t) const {
+    if (t.escaped) {
+      raw(t.text);
+    } else {
+      out += t.text;
+    }
+  }
+  void raw(std::string_view escaped) const {
+    const std::size_t at = out.size();
+    out.resize(at + escaped.size());
+    char* const end = unescape_into(escaped, out.data() + at);
+    out.resize(static_cast<std::size_t>(end - out.data()));
+  }
+};
+
+// Reads `text` into the thread's state and checks what the writers need: false declines.
+line_state* read_request(std::string_view text) {
+  thread_local line_state st;  // reused: no allocation per line once warm
+  st.reset(text.size());
+  if (!read_line(text, st)) return nullptr;
+  if (spells_turn_token(st, st.side.view())) return nullptr;
+  return &st;
+}
+
 }  // namespace
+
+bool render_openai_line_text(std::string_view text, bool add_generation_prompt, std::string& out,
+                             std::vector<diagnostic>& warnings) {
+  line_state* st = read_request(text);
+  if (st == nullptr) return false;
+  // The output is about the input's size: one allocation instead of a doubling series.
+  out.reserve(out.size() + text.size() + 256);
+  text_out w{out};
+  write_template(*st, st->side.view(), add_generation_prompt, w, warnings);
+  return true;
+}
+
+bool render_openai_text_fastest(std::string_view text, bool add_generation_prompt, std::string& out,
+                                std::vector<diagnostic>& warnings) {
+  return render_openai_line_text(text, add_generation_prompt, out, warnings) ||
+         render_openai_text(text, add_generation_prompt, out, warnings);
+}
 
 bool render_openai_json_text(std::string_view text, bool add_generation_prompt, escaped_buffer& out,
                              std::vector<diagnostic>& warnings) {
-  thread_local line_state st;  // reused: no allocation per line once warm
-  st.reset(text.size());
-  if (!read_line(text, st)) return false;
-  if (spells_turn_token(st, st.side.view())) return false;
+  line_state* st = read_request(text);
+  if (st == nullptr) return false;
   escaped_out w{out};
-  write_template(st, st.side.view(), add_generation_prompt, w, warnings);
+  write_template(*st, st->side.view(), add_generation_prompt, w, warnings);
   return true;
 }
 
