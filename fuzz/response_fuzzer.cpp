@@ -20,7 +20,7 @@ const char* kBuiltin =
       "transform": {"type": "function", "function": {"name": "{name}", "arguments": "{content}"}}},
     "json_calls": {"open": "<call>", "close": "</call>", "content": "json", "repeats": true},
     "meta": {"open": "<meta>", "close": "</meta>", "content": "kv-lines"},
-    "content": {"close": "<|im_end|>", "join": ""}}})";
+    "content": {"close": "<|im_end|>", "repeats": true, "join": ""}}})";
 
 struct run_out {
   std::string message;

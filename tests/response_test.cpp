@@ -314,7 +314,11 @@ TEST(ResponseGuide, BadJsonIsAnErrorWithItsPositionOrAWarning) {
   p.push(out);
   auto m = p.finish();
   ASSERT_TRUE(m);
-  EXPECT_EQ((*m)["tool_calls"][0]["function"], "{\"name\": \"a\", \"arguments\": {");
+  // The body as the model wrote it, not wrapped by the transform in JSON it never wrote
+  // ({"type": "function", "function": "<the body>"}); the OpenAI projection makes it text.
+  EXPECT_EQ((*m)["tool_calls"][0], "{\"name\": \"a\", \"arguments\": {");
+  const auto openai = ocml::response_to_openai(*m);
+  EXPECT_EQ(openai["content"], "Hi{\"name\": \"a\", \"arguments\": {");  // kSmol strips text
   ASSERT_EQ(p.diagnostics().size(), 1U);
   EXPECT_EQ(p.diagnostics()[0].level, ocml::severity::warning);
 }
@@ -332,6 +336,7 @@ TEST(ResponseGuide, OverwrittenImplicitFieldIsReported) {
   EXPECT_EQ(p.diagnostics()[0].level, ocml::severity::warning);
   json joined = kSmol;
   joined["fields"]["content"]["join"] = "\n";
+  joined["fields"]["content"]["repeats"] = true;
   EXPECT_EQ(parse_ok(joined,
                      "Let me check.<tool_call>{\"name\": \"a\", \"arguments\": {}}"
                      "</tool_call>Done.")["content"],
@@ -365,6 +370,9 @@ TEST(ResponseGuide, LoadErrors) {
       R"j({"version": 2, "fields": {"a": {}}})j",
       R"j({"extra": 1, "fields": {"a": {}}})j",
       R"j({"start_anchor": "a", "start_anchor_pattern": "b", "fields": {"a": {}}})j",
+      // transformers' loader: `join` folds a repeating field, so it needs `repeats`.
+      R"j({"fields": {"a": {"close": "x", "join": ""}}})j",
+      R"j({"fields": {"a": {"close": "x", "repeats": true, "join": 1}}})j",
   };
   for (const char* text : bad) {
     auto t = ocml::response_template::from_text(text);

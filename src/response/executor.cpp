@@ -362,14 +362,16 @@ void executor::close_region() {
   json parsed;
   json value;
   content_error why;
+  std::string err;
   if (!parse_content(body_, f.content, parsed, why)) {
     report(why.code, body_at_, body_lc_,
            "field '" + f.name + "': " + why.text +
                (lenient_ ? " (its text is kept as a string)" : ""));
-    parsed = std::string(detail::py_strip_ws(body_));
-  }
-  std::string err;
-  if (!apply_transform(f, caps_, std::move(parsed), value, err)) {
+    // The text as the model wrote it, not put through the transform: a transform of a
+    // string wrapped it in JSON the model never wrote ({"type": "function", "function":
+    // "<the text>"}), and that JSON was what reached the content.
+    value = std::string(detail::py_strip_ws(body_));
+  } else if (!apply_transform(f, caps_, std::move(parsed), value, err)) {
     report(error_code::response_content, body_at_, body_lc_, "field '" + f.name + "': " + err);
     value = std::string(detail::py_strip_ws(body_));
   }

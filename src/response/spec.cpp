@@ -270,7 +270,9 @@ field_spec load_field(const std::string& name, const json& f) {
   const auto join = f.find("join");
   if (join != f.end() && !join->is_null()) {
     if (!join->is_string()) fail(scope + ": 'join' must be a string");
-    if (fs.repeats) fail(scope + ": 'join' and 'repeats' cannot be combined");
+    // transformers' loader (and vLLM's copy of it): `join` folds the matches of a repeating
+    // field into one string, so it needs `repeats` (docs/decisions.md 91).
+    if (!fs.repeats) fail(scope + ": 'join' requires 'repeats': true");
     fs.join = join->get<std::string>();
   }
   return fs;
