@@ -62,6 +62,20 @@ TEST(Template, SyntaxErrorsSayWhere) {
   ASSERT_FALSE(t);
   EXPECT_EQ(t.error().code, ocml::error_code::template_syntax);
   EXPECT_EQ(t.error().message.rfind("3:", 0), 0u) << t.error().message;
+  // The diagnostic's own position counts in the template's bytes, whatever its line ends
+  // ("\r\n" and a lone "\r" end a line, as Jinja2 reads them).
+  for (const std::string nl : {"\n", "\r\n", "\r"}) {
+    const std::string src = "line one" + nl + "{% if x %}" + nl + "{{ 1 + }}" + nl + "{% endif %}";
+    auto e = ocml::chat_template::compile(src);
+    ASSERT_FALSE(e);
+    EXPECT_EQ(e.error().line, 3u);
+    const std::size_t line3 = src.find("{{");
+    EXPECT_EQ(e.error().offset, line3 + e.error().column - 1);
+    EXPECT_GT(e.error().column, 1u);
+    // The message's line:column (counted by the lexer in its "\n" text) says the same.
+    EXPECT_EQ(e.error().message.rfind("3:" + std::to_string(e.error().column) + " ", 0), 0u)
+        << e.error().message;
+  }
   auto u = ocml::chat_template::compile("{% for x in y %}");
   ASSERT_FALSE(u);
   EXPECT_NE(u.error().message.find("endfor"), std::string::npos) << u.error().message;

@@ -398,7 +398,7 @@ class _Loaded:
     def from_file(cls, path: Union[str, os.PathLike]):
         """Reads the template from `path`."""
         t = cls.__new__(cls)
-        t._t = cls._core.from_file(os.fspath(path))
+        t._t = cls._core.from_file(os.fsencode(path))  # bytes: any file name
         return t
 
 

@@ -292,6 +292,11 @@ void bind_format(py::module_& m) {
             std::vector<py::object> owners;
             const auto texts = texts_of(items, owners);
             std::vector<std::tuple<std::string, bool, std::vector<diagnostic>>> out(texts.size());
+            // One JSON array of every result (null where a parse failed: its partial
+            // conversation is not returned), built without the GIL, each result freed once
+            // copied; and the diagnostics of the items that have any ({index: [...]}):
+            // Python makes the dicts with one json.loads, not one a line.
+            std::string array;
             {
               py::gil_scoped_release nogil;
               parallel_for(
@@ -299,22 +304,21 @@ void bind_format(py::module_& m) {
                   [&](std::size_t i, const diagnostic& d) {
                     out[i] = {std::string(), false, std::vector<diagnostic>{d}};
                   });
+              std::size_t size = 2;
+              for (const auto& o : out) size += std::get<0>(o).size() + 5;
+              array.reserve(size);
+              array += '[';
+              for (std::size_t i = 0; i < out.size(); ++i) {
+                if (i != 0) array += ',';
+                array += std::get<1>(out[i]) ? std::string_view(std::get<0>(out[i])) : "null";
+                std::string().swap(std::get<0>(out[i]));
+              }
+              array += ']';
             }
-            // One JSON array of every result (null where a parse failed: its partial
-            // conversation is not returned), and the diagnostics of the items that have any
-            // ({index: [...]}): Python makes the dicts with one json.loads, not one a line.
-            std::size_t size = 2;
-            for (const auto& o : out) size += std::get<0>(o).size() + 5;
-            std::string array;
-            array.reserve(size);
-            array += '[';
             py::dict diags;
             for (std::size_t i = 0; i < out.size(); ++i) {
-              if (i != 0) array += ',';
-              array += std::get<1>(out[i]) ? std::string_view(std::get<0>(out[i])) : "null";
               if (!std::get<2>(out[i]).empty()) diags[py::int_(i)] = to_tuples(std::get<2>(out[i]));
             }
-            array += ']';
             return py::make_tuple(py::bytes(array), diags);
           },
           py::arg("items"), py::arg("openai") = true, py::arg("lenient") = false,

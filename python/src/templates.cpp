@@ -54,15 +54,25 @@ void bind_chat_template(py::module_& m) {
           "render_variables",
           [](const model_template& t, const std::string& variables, bool tools,
              const std::string& now) {
-            const json vars = json_arg(variables);
-            if (!vars.is_object()) throw py::type_error("variables must be a JSON object");
             result<std::string> out = make_error(error_code::internal, "");
+            bool object = true;
             {
               py::gil_scoped_release nogil;
-              template_render_options o;
-              o.now = now;
-              out = t.select(tools).render(vars, o);
+              const json vars = json_arg(variables);
+              object = vars.is_object();
+              // As render_json and transformers: a config's named templates without
+              // "default" (or "tool_use", with tools) is an error, not the first of them.
+              const chat_template* chosen = t.find(tools);
+              if (object && chosen == nullptr) {
+                out = make_error(error_code::template_type,
+                                 "the config names no 'default' (or 'tool_use') template");
+              } else if (object) {
+                template_render_options o;
+                o.now = now;
+                out = chosen->render(vars, o);
+              }
             }
+            if (!object) throw py::type_error("variables must be a JSON object");
             return text_str(value_or_raise(std::move(out)));
           },
           py::arg("variables"), py::arg("tools") = false, py::arg("now") = "");
@@ -81,12 +91,12 @@ void bind_response_template(py::module_& m) {
              std::optional<std::uint64_t> seed) {
             py::object owner;
             const std::string_view bytes = text_of(text, owner);
-            const json tools_value = json_arg(tools);
             std::string out;
             std::vector<diagnostic> diags;
             bool ok = false;
             {
               py::gil_scoped_release nogil;
+              const json tools_value = json_arg(tools);
               response_parser_options o;
               o.prefix = prefix;
               o.tools = tools_value.is_null() ? nullptr : &tools_value;

@@ -134,7 +134,9 @@ char* unescape_into(std::string_view raw, char* out) noexcept {
 
 void json_arena::reset(std::size_t input_size) {
   const std::size_t need = 2 * input_size + 16;
-  if (capacity_ < need) {
+  // Every render of ChatML reads through a thread's arena: one huge request must not keep
+  // its memory held by that thread for good.
+  if (capacity_ < need || (capacity_ > (std::size_t{8} << 20) && capacity_ / 4 > need)) {
     buf_.reset(new char[need]);  // NOLINT(*-avoid-c-arrays)
     capacity_ = need;
   }

@@ -3,7 +3,6 @@
 #include <ctime>
 #include <new>
 #include <optional>
-#include <tuple>
 
 #include "core/read_file.hpp"
 #include "core/utf8.hpp"
@@ -116,9 +115,28 @@ result<chat_template> chat_template::compile(std::string_view source) {
     // A syntax error counts in the template, which is this call's input: its position is
     // the diagnostic's (the message keeps its line:column too).
     diagnostic d = from(e);
-    if (e.pos <= source.size()) {
-      d.offset = e.pos;
-      std::tie(d.line, d.column) = tmpl::line_column(source, e.pos);
+    // `e.pos` counts in the lexed text, whose line ends are "\n" (Jinja2 reads "\r\n" and
+    // "\r" as one): mapped back to the source's bytes, each "\r\n" before it one byte more.
+    std::size_t at = 0;
+    std::size_t lexed = 0;
+    while (at < source.size() && lexed < e.pos) {
+      if (source[at] == '\r' && at + 1 < source.size() && source[at + 1] == '\n') ++at;
+      ++at;
+      ++lexed;
+    }
+    if (lexed == e.pos) {
+      // Line and column in the source: "\n", "\r\n" and a lone "\r" each end a line.
+      d.offset = at;
+      d.line = 1;
+      std::size_t line_start = 0;
+      for (std::size_t i = 0; i < at; ++i) {
+        const bool crlf = source[i] == '\r' && i + 1 < source.size() && source[i + 1] == '\n';
+        if (source[i] == '\n' || (source[i] == '\r' && !crlf)) {
+          ++d.line;
+          line_start = i + 1;
+        }
+      }
+      d.column = at - line_start + 1;
     }
     return d;
   } catch (const std::bad_alloc&) {
@@ -408,6 +426,11 @@ result<model_template> model_template::from_text(std::string_view text) {
     if (!t) {
       diagnostic d = t.error();
       d.message = "chat_template '" + name + "': " + d.message;
+      // Its position counts in the decoded template string, not in the config file that
+      // holds it (escapes differ): the message keeps the template's line:column.
+      d.offset = 0;
+      d.line = 0;
+      d.column = 0;
       return d;
     }
     m.named_.emplace_back(std::move(name), std::move(*t));
