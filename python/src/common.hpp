@@ -67,6 +67,26 @@ struct error_exception {
   throw error_exception{d};
 }
 
+/// `r`'s value, or its error raised as the matching `ocml.Error`.
+template <typename T>
+T value_or_raise(result<T>&& r) {
+  if (!r) raise(r.error());
+  return std::move(r).value();
+}
+
+/// A static loader (`from_text`, `from_file`) run with the GIL released; its error raised.
+template <typename Load>
+auto released(Load load) {
+  return [load](const std::string& arg) {
+    decltype(load(arg)) t = make_error(error_code::internal, "");
+    {
+      py::gil_scoped_release nogil;
+      t = load(arg);
+    }
+    return value_or_raise(std::move(t));
+  };
+}
+
 /// The bytes of a `str` (UTF-8) or `bytes` argument, valid while `owner` lives.
 [[nodiscard]] inline std::string_view text_of(const py::object& o, py::object& owner) {
   if (py::isinstance<py::bytes>(o)) {

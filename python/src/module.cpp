@@ -124,16 +124,7 @@ py::tuple ids_out(json_token_result&& r, bool training) {
 
 void bind_format(py::module_& m) {
   py::class_<format>(m, "Format")
-      .def(py::init([](const std::string& name) {
-             result<format> f = make_error(error_code::internal, "");
-             {
-               py::gil_scoped_release nogil;
-               f = format::find(name);
-             }
-             if (!f) raise(f.error());
-             return std::move(f).value();
-           }),
-           py::arg("name"))
+      .def(py::init(released(&format::find)), py::arg("name"))
       .def_property_readonly("name", &format::name)
       .def_property_readonly("is_model", &format::is_model)
       .def_property_readonly("dialect",

@@ -17,30 +17,10 @@ namespace ocml::python {
 
 namespace {
 
-/// `r`'s value, or its error raised as the matching `ocml.Error`.
-template <typename T>
-T value_or_raise(result<T>&& r) {
-  if (!r) raise(r.error());
-  return std::move(r).value();
-}
-
 /// A JSON value from the JSON text Python hands over (`null` when empty).
 json json_arg(const std::string& text) {
   if (text.empty()) return nullptr;
   return value_or_raise(parse_json_text(text));
-}
-
-/// A static loader (`from_text`, `from_file`) run with the GIL released; its error raised.
-template <typename Load>
-auto released(Load load) {
-  return [load](const std::string& arg) {
-    decltype(load(arg)) t = make_error(error_code::internal, "");
-    {
-      py::gil_scoped_release nogil;
-      t = load(arg);
-    }
-    return value_or_raise(std::move(t));
-  };
 }
 
 void bind_chat_template(py::module_& m) {

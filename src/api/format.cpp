@@ -6,6 +6,8 @@
 #include <array>
 #include <filesystem>
 #include <mutex>
+#include <string_view>
+#include <unordered_set>
 
 #include "api/render_json.hpp"
 #include "core/read_file.hpp"
@@ -161,10 +163,12 @@ format format::from_templates(const model_template& chat, const ocml::response_t
   m->chat = chat;
   if (response != nullptr) m->response = *response;
   m->stop = template_stop_strings(m->chat);
+  // Deduplicated through a set: a caller's list of any length costs linear time. (Reserved
+  // first: the set views the strings, which must not move.)
+  m->stop.reserve(m->stop.size() + options.stop.size());
+  std::unordered_set<std::string_view> seen(m->stop.begin(), m->stop.end());
   for (const auto& s : options.stop) {
-    if (!s.empty() && std::find(m->stop.begin(), m->stop.end(), s) == m->stop.end()) {
-      m->stop.push_back(s);
-    }
+    if (!s.empty() && seen.insert(s).second) m->stop.push_back(s);
   }
   format f;
   f.name_ = options.name;
