@@ -10,23 +10,12 @@
 #include "response/support.hpp"
 
 using ocml::json;
+using ocml::test::load;
 using ocml::test::parse_every_chunking;
+using ocml::test::parse_ok;
 
 namespace {
 
-ocml::response_template load(const json& spec) {
-  auto t = ocml::response_template::from_json(spec);
-  EXPECT_TRUE(t) << (t ? "" : t.error().to_string());
-  return t ? *t : ocml::response_template{};
-}
-
-json parse_ok(const json& spec, std::string_view text,
-              const ocml::response_parser_options& o = {}) {
-  const auto t = load(spec);
-  auto m = parse_every_chunking(t, text, o);
-  EXPECT_TRUE(m) << (m ? "" : m.error().to_string());
-  return m ? *m : json();
-}
 
 // The guide's SmolLM3 template (ChatML envelope, <think>, <tool_call> JSON).
 const json kSmol = json::parse(R"({
@@ -276,8 +265,10 @@ TEST(ResponseGuide, OpenAsAListAndCloseRunningToTheEnd) {
   const json spec = json::parse(R"({"fields": {
     "thinking": {"open": ["<think>", "<thinking>"], "close": ["</think>", "</thinking>"]},
     "content": {"open": "<answer>"}}})");
+  // A non-repeating field matched twice keeps both (transformers keeps the last; a stream
+  // cannot take back the first: docs/decisions.md 92).
   EXPECT_EQ(parse_ok(spec, "<thinking>a</thinking><think>b</think><answer>the rest <think>"),
-            json::parse(R"({"thinking": "b", "content": "the rest <think>"})"));
+            json::parse(R"({"thinking": "ab", "content": "the rest <think>"})"));
 }
 
 TEST(ResponseGuide, EosCloseAndLongestLiteralWins) {
@@ -314,24 +305,27 @@ TEST(ResponseGuide, BadJsonIsAnErrorWithItsPositionOrAWarning) {
   p.push(out);
   auto m = p.finish();
   ASSERT_TRUE(m);
-  // The body as the model wrote it, not wrapped by the transform in JSON it never wrote
-  // ({"type": "function", "function": "<the body>"}); the OpenAI projection makes it text.
-  EXPECT_EQ((*m)["tool_calls"][0], "{\"name\": \"a\", \"arguments\": {");
+  // The text as the model wrote it, delimiters included, not wrapped by the transform in
+  // JSON it never wrote ({"type": "function", "function": "<the body>"}): in the content,
+  // where it stood (kSmol strips the content's pieces).
+  EXPECT_FALSE(m->contains("tool_calls"));
+  EXPECT_EQ(m->at("content"), "Hi<tool_call>{\"name\": \"a\", \"arguments\": {</tool_call>");
   const auto openai = ocml::response_to_openai(*m);
-  EXPECT_EQ(openai["content"], "Hi{\"name\": \"a\", \"arguments\": {");  // kSmol strips text
+  EXPECT_EQ(openai["content"], m->at("content"));
   ASSERT_EQ(p.diagnostics().size(), 1U);
   EXPECT_EQ(p.diagnostics()[0].level, ocml::severity::warning);
 }
 
 TEST(ResponseGuide, OverwrittenImplicitFieldIsReported) {
-  // transformers keeps only the last piece of a non-repeating field; ocml does the same and
-  // says so, and `join` keeps every piece.
+  // transformers keeps only the last piece of a non-repeating field; ocml keeps both and
+  // says so (a stream has sent the first: docs/decisions.md 92), and `join` puts its
+  // separator between the pieces.
   const auto t = load(kSmol);
   ocml::response_parser p(t, {}, nullptr);
   p.push("Let me check.<tool_call>{\"name\": \"a\", \"arguments\": {}}</tool_call>Done.");
   const auto m = p.finish();
   ASSERT_TRUE(m);
-  EXPECT_EQ((*m)["content"], "Done.");
+  EXPECT_EQ((*m)["content"], "Let me check.Done.");
   ASSERT_EQ(p.diagnostics().size(), 1U);
   EXPECT_EQ(p.diagnostics()[0].level, ocml::severity::warning);
   json joined = kSmol;
@@ -519,7 +513,7 @@ TEST(ResponseHostile, DeepJsonInARegionIsRefusedAndOddNamesAreKept) {
   p.push("<tool_call>" + std::string(10000, '{') + "</tool_call>");
   auto kept = p.finish();
   ASSERT_TRUE(kept) << kept.error().to_string();
-  EXPECT_EQ((*kept)["tool_calls"][0], std::string(10000, '{'));
+  EXPECT_EQ((*kept)["tool_calls"][0], "<tool_call>" + std::string(10000, '{') + "</tool_call>");
   ASSERT_EQ(p.diagnostics().size(), 1u);
   EXPECT_EQ(p.diagnostics()[0].code, ocml::error_code::limit_exceeded);
   // In OpenAI form a "call" that is no call is text: it joins the content, never vanishes.

@@ -58,9 +58,21 @@ struct format_parse_options {
   std::optional<std::uint64_t> call_id_seed;
 };
 
+/// Where a format's response template came from (format::response_source).
+struct response_choice {
+  /// "folder" (the model folder's own), "given" (from_templates'), "curated" (one ocml
+  /// ships, matched by the chat template's fingerprint), "dialect", or "none".
+  std::string kind;
+  std::string name;  ///< the curated template's or the dialect's name
+  std::string why;   ///< one sentence: what was found, what was not
+};
+
 /// Options of format::from_templates.
 struct format_template_options {
   std::string name = "template";  ///< what name() says
+  /// Without a response template, take the curated one whose fingerprint the chat
+  /// template matches (as `model:PATH` does).
+  bool curated = true;
   /// Stop strings beside the ones the chat template's config names (its eos token).
   std::vector<std::string> stop;
 };
@@ -105,6 +117,11 @@ class format {
   /// the model has none).
   [[nodiscard]] const model_template* chat_template() const noexcept;
   [[nodiscard]] const ocml::response_template* response_template() const noexcept;
+  /// Which response template parses, and why (`ocml formats --explain`).
+  ///
+  ///   auto c = ocml::format::find("model:models/qwen3").value().response_source();
+  ///   // c.kind == "curated", c.name == "qwen3"
+  [[nodiscard]] response_choice response_source() const;
 
   /// A JSON request rendered to the format's text (diagnostics point into the JSON).
   ///

@@ -97,6 +97,10 @@ struct response_event {
   const ocml::diagnostic* diag = nullptr;
   /// The event came from reading the prefix (transformers' `initial_events`).
   bool from_prefix = false;
+  /// region_open: the text a `join` puts between the field's earlier value and this one
+  /// (empty for the first), and whether the field's text parser strips its value.
+  std::string_view separator;
+  bool strip = true;
 };
 
 /// One event as a JSON object, as `ocml stream -d model:PATH` writes it (no `--events`):
@@ -197,6 +201,7 @@ class response_projection {
   sink sink_;
   bool begun_ = false;
   bool started_ = false;  // the open region has written text
+  bool strip_ = true;     // the open region's value is stripped
   delta_kind kind_ = delta_kind::text;
   std::string held_;  // white space (or a cut character) not yet sent
   std::size_t held_at_ = 0;

@@ -114,6 +114,11 @@ class model_template {
   [[nodiscard]] const chat_template* find(bool has_tools) const;
   /// The special tokens as template variables ({"bos_token": "<s>", …}).
   [[nodiscard]] const json& special_tokens() const noexcept { return special_; }
+  /// The templates' text, one after another (what a curated template's fingerprint reads).
+  ///
+  ///   auto m = ocml::model_template::from_text("{{ messages[0].content }}");
+  ///   bool calls = m->source().find("<tool_call>") != std::string::npos;
+  [[nodiscard]] const std::string& source() const noexcept { return source_; }
   /// Renders a JSON request: special tokens, then `options.kwargs`, then the request's
   /// chat_template_kwargs.
   [[nodiscard]] result<std::string> render_json(std::string_view json_text,
@@ -123,6 +128,7 @@ class model_template {
   [[nodiscard]] std::string names() const;
   std::vector<std::pair<std::string, chat_template>> named_;
   json special_ = json::object();
+  std::string source_;
 };
 
 /// render() of template_variables() of a JSON request's text.

@@ -427,12 +427,15 @@ class ChatTemplate(_Loaded):
         return _loads(self._t.special_tokens)
 
     def format(self, response_template: "ResponseTemplate | None" = None, *,
-               stop: Sequence[str] = (), name: str = "template") -> _ocml.Format:
+               stop: Sequence[str] = (), name: str = "template",
+               curated: bool = True) -> _ocml.Format:
         """An ``ocml.Format`` that renders with this template and parses with
-        `response_template` (none: parse is an error); stop strings are the config's eos
-        token and `stop`."""
+        `response_template` (none: the curated one the chat template's fingerprint matches,
+        as ``model:PATH`` takes it, unless `curated` is false; else parse is an error;
+        ``Format.response_source`` says which); stop strings are the config's eos token and
+        `stop`."""
         response = None if response_template is None else response_template._t
-        return _ocml.template_format(self._t, response, list(stop), name)
+        return _ocml.template_format(self._t, response, list(stop), name, curated)
 
     def render(self, conversation: Any, **options: Any) -> str:
         """``ocml.render(conversation, format=self.format(), **options)``."""

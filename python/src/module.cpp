@@ -133,6 +133,15 @@ void bind_format(py::module_& m) {
                                return std::nullopt;
                              })
       .def("stop", &format::stop)
+      .def_property_readonly("response_source",
+                             [](const format& f) {
+                               const response_choice c = f.response_source();
+                               py::dict d;
+                               d["kind"] = c.kind;
+                               d["name"] = c.name;
+                               d["why"] = c.why;
+                               return d;
+                             })
       .def("holds", &format::holds, py::call_guard<py::gil_scoped_release>())
       .def(
           "render_json",

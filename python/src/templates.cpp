@@ -112,11 +112,12 @@ void bind_templates(py::module_& m) {
   m.def(
       "template_format",
       [](const model_template& chat, const response_template* response,
-         const std::vector<std::string>& stop, const std::string& name) {
-        return format::from_templates(chat, response, {.name = name, .stop = stop});
+         const std::vector<std::string>& stop, const std::string& name, bool curated) {
+        return format::from_templates(chat, response,
+                                      {.name = name, .curated = curated, .stop = stop});
       },
       py::arg("chat"), py::arg("response") = nullptr, py::arg("stop") = std::vector<std::string>{},
-      py::arg("name") = "template");
+      py::arg("name") = "template", py::arg("curated") = true);
 }
 
 }  // namespace ocml::python

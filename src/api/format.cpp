@@ -14,6 +14,7 @@
 #include "dialects/registry.hpp"
 #include "interchange/json_util.hpp"
 #include "ocml/convert.hpp"
+#include "ocml/curated.hpp"
 #include "ocml/response.hpp"
 #include "ocml/template.hpp"
 #include "ocml/template_tokens.hpp"
@@ -23,6 +24,7 @@ namespace ocml {
 struct format::model_data {
   model_template chat;
   std::optional<ocml::response_template> response;
+  response_choice choice;
   std::vector<std::string> stop;
   // Probed from the chat template on first use (8 renders): a format found only to render
   // or parse does not pay for them.
@@ -101,6 +103,23 @@ std::vector<std::string> probe_holds(const model_template& chat) {
   return out;
 }
 
+// Without a response template of its own, a model takes the curated one its chat template's
+// fingerprint matches (docs/response-templates.md).
+response_choice choose_curated(const model_template& chat,
+                               std::optional<response_template>& response,
+                               const std::string& why_not_own) {
+  const curated_template* t = match_curated(chat.source());
+  if (t == nullptr)
+    return {"none", "", why_not_own + "; no curated template's fingerprint matches"};
+  auto r = response_template::from_text(t->text);
+  if (!r) {  // the project's own file: the tests load every one
+    return {"none", t->name, "curated " + t->name + " does not load: " + r.error().message};
+  }
+  response = std::move(r).value();
+  return {"curated", t->name,
+          why_not_own + "; curated " + t->name + " (" + t->family + "): " + curated_reason(*t)};
+}
+
 diagnostic prefixed(diagnostic d, const std::string& file) {
   d.message = file + ": " + d.message;
   return d;
@@ -147,6 +166,13 @@ result<format> format::find(std::string_view name) {
     auto resp = response_template::from_json(*config);
     if (!resp) return prefixed(resp.error(), file.string());
     m->response = std::move(resp).value();
+    m->choice = {"folder", "", file.string() + " has a response_template"};
+  } else {
+    m->choice = choose_curated(m->chat, m->response,
+                               file.string() + " has no response_template" +
+                                   (config->contains("response_schema")
+                                        ? " (its response_schema, the older form, is not read)"
+                                        : ""));
   }
   // The chat template already read the special tokens (strings or AddedToken objects).
   m->stop = template_stop_strings(m->chat);
@@ -161,7 +187,14 @@ format format::from_templates(const model_template& chat, const ocml::response_t
                               const format_template_options& options) {
   auto m = std::make_shared<model_data>();
   m->chat = chat;
-  if (response != nullptr) m->response = *response;
+  if (response != nullptr) {
+    m->response = *response;
+    m->choice = {"given", "", "the caller gave a response template"};
+  } else if (options.curated) {
+    m->choice = choose_curated(m->chat, m->response, "no response template was given");
+  } else {
+    m->choice = {"none", "", "no response template was given"};
+  }
   m->stop = template_stop_strings(m->chat);
   // Deduplicated through a set: a caller's list of any length costs linear time. (Reserved
   // first: the set views the strings, which must not move.)
@@ -211,6 +244,11 @@ const model_template* format::chat_template() const noexcept {
 
 const ocml::response_template* format::response_template() const noexcept {
   return model_ && model_->response ? &*model_->response : nullptr;
+}
+
+response_choice format::response_source() const {
+  if (!model_) return {"dialect", name_, name_ + " is a built-in dialect"};
+  return model_->choice;
 }
 
 namespace {

@@ -4,6 +4,7 @@
 
 #include "interchange/json_util.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <cstdlib>
@@ -299,8 +300,21 @@ std::vector<std::string> schema_types(const json& schema) {
   return types;
 }
 
+// Schema type names as JSON Schema spells them, and the names models' tool declarations
+// use instead ("float", "int", "dict"…: lenient type names, issue 26).
+std::string_view schema_type(std::string_view t) {
+  if (t == "float" || t == "double" || t == "decimal") return "number";
+  if (t == "int" || t == "long") return "integer";
+  if (t == "bool") return "boolean";
+  if (t == "dict" || t == "map") return "object";
+  if (t == "list" || t == "tuple") return "array";
+  if (t == "str" || t == "text") return "string";
+  return t;
+}
+
 json coerce(const std::string& raw, const std::vector<std::string>& types) {
-  for (const auto& t : types) {
+  for (const auto& name : types) {
+    const std::string_view t = schema_type(name);
     if (t == "integer") {
       json v;
       if (py_int(raw, v)) return v;
@@ -473,16 +487,53 @@ tool_params read_tools(const json& tools) {
   return out;
 }
 
+void json_untyped_values(json& value, const tool_params& tools) {
+  if (value.is_array()) {
+    for (auto& item : value) json_untyped_values(item, tools);
+    return;
+  }
+  if (!value.is_object()) return;
+  const auto fn_it = value.find("function");
+  json& fn = fn_it != value.end() && fn_it->is_object() ? *fn_it : value;
+  const auto name = fn.find("name");
+  const auto args = fn.find("arguments");
+  if (args == fn.end() || !args->is_object()) return;
+  const auto tool =
+      name != fn.end() && name->is_string() ? tools.find(name->get<std::string>()) : tools.end();
+  for (auto& [key, arg] : args->items()) {
+    if (!arg.is_string()) continue;
+    if (tool != tools.end() && tool->second.contains(key)) continue;  // the schema decided
+    if (auto v = detail::try_parse_json(arg.get<std::string>())) arg = std::move(*v);
+  }
+}
+
+bool declared_calls(const json& value, const tool_params& tools) {
+  if (value.is_array()) {
+    return std::all_of(value.begin(), value.end(),
+                       [&](const json& v) { return declared_calls(v, tools); });
+  }
+  if (!value.is_object()) return true;
+  const auto fn = value.find("function");
+  const json& f = fn != value.end() && fn->is_object() ? *fn : value;
+  for (const char* key : {"name", "tool_name"}) {
+    const auto n = f.find(key);
+    if (n != f.end() && n->is_string()) return tools.contains(n->get<std::string>());
+  }
+  return true;
+}
+
 void coerce_tool_calls(json& value, const tool_params& tools) {
   if (value.is_array()) {
     for (auto& item : value) coerce_tool_calls(item, tools);
     return;
   }
   if (!value.is_object()) return;
-  const auto fn = value.find("function");
-  if (fn == value.end() || !fn->is_object()) return;
-  const auto name = fn->find("name");
-  const auto args = fn->find("arguments");
+  const auto fn_it = value.find("function");
+  json* fn = fn_it != value.end() && fn_it->is_object() ? &*fn_it : &value;
+  auto name = fn->find("name");
+  if (name == fn->end()) name = fn->find("tool_name");
+  auto args = fn->find("arguments");
+  if (args == fn->end()) args = fn->find("parameters");
   if (name == fn->end() || !name->is_string() || args == fn->end() || !args->is_object()) return;
   const auto tool = tools.find(name->get<std::string>());
   if (tool == tools.end() || tool->second.empty()) return;

@@ -43,6 +43,14 @@ using tool_params = std::unordered_map<std::string, json>;
 /// schema declares, as transformers does.
 void coerce_tool_calls(json& value, const tool_params& tools);
 
+/// True when every call of `value` (a call or a list of them, in the shapes a transform
+/// builds) names a tool of `tools`.
+[[nodiscard]] bool declared_calls(const json& value, const tool_params& tools);
+
+/// The string arguments no schema types (an undeclared tool's, an undeclared parameter's)
+/// read as JSON where they are JSON ("17.25" → 17.25, "[3, 4]" → a list; "02139" stays).
+void json_untyped_values(json& value, const tool_params& tools);
+
 /// Python's int(s) for base 10 (white space, sign, underscores between digits).
 [[nodiscard]] bool py_int(std::string_view s, json& out);
 /// Python's float(s): "1.5", "1e3", "inf", "nan", underscores between digits.

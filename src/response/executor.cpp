@@ -43,6 +43,12 @@ std::pair<std::size_t, std::size_t> find_literal(std::string_view hay, std::size
 
 }  // namespace
 
+bool executor::ends_message(std::string_view text) const {
+  if (spec_->implicit < 0) return false;
+  const auto& lits = spec_->fields[static_cast<std::size_t>(spec_->implicit)].close.lits;
+  return std::find(lits.begin(), lits.end(), text) != lits.end();
+}
+
 executor::executor(std::shared_ptr<const spec> s, const response_parser_options& o,
                    response_parser::sink sink)
     : spec_(std::move(s)), sink_(std::move(sink)), lenient_(o.lenient) {
@@ -117,9 +123,60 @@ void executor::read_prefix(std::string_view prefix) {
     pos_ = cut;
   }
   process(false);
-  buf_.erase(0, pos_ - base_);
-  base_ = pos_;
+  trim_buffer();
   from_prefix_ = false;
+}
+
+void executor::trim_buffer() {
+  // What a pattern may look behind the scan stays (a lookbehind or \b then sees the same
+  // bytes whatever the chunking: issue 26).
+  const std::size_t keep = std::min(spec_->lookbehind, pos_ - base_);
+  buf_.erase(0, pos_ - base_ - keep);
+  base_ = pos_ - keep;
+}
+
+std::size_t executor::json_end() {
+  json_scan& j = scan_;
+  if (j.off || j.end != static_cast<std::size_t>(-1)) return j.end;
+  const std::size_t end = base_ + buf_.size();
+  for (std::size_t i = std::max(j.at, pos_); i < end; ++i) {
+    const char c = buf_[i - base_];
+    if (!j.started) {
+      if (c == ' ' || c == '\n' || c == '\r' || c == '\t') continue;
+      if (c != '{' && c != '[') {
+        j.off = true;
+        return j.end;
+      }
+      j.started = true;
+      j.depth = 1;
+      continue;
+    }
+    if (j.in_string) {
+      if (j.escaped) {
+        j.escaped = false;
+      } else if (c == '\\') {
+        j.escaped = true;
+      } else if (c == '"') {
+        j.in_string = false;
+      }
+      continue;
+    }
+    if (c == '"') {
+      j.in_string = true;
+    } else if (c == '{' || c == '[') {
+      ++j.depth;
+    } else if ((c == '}' || c == ']') && --j.depth == 0) {
+      j.end = i + 1;
+      j.at = i + 1;
+      return j.end;
+    }
+  }
+  j.at = end;
+  return j.end;
+}
+
+std::string executor::as_written() const {
+  return open_text_ + body_ + close_text_;
 }
 
 const executor::found& executor::search(std::size_t slot, const delimiter& d, bool eos) {
@@ -295,6 +352,9 @@ void executor::accumulate(std::size_t from, std::size_t to) {
     const field_spec& f = spec_->fields[static_cast<std::size_t>(current_)];
     if (!opened_) open_region(current_, {});  // the implicit field opens at its first byte
     body_.append(e.text);
+    if (!f.once && !answered_) {
+      answered_ = e.text.find_first_not_of(" \t\r\n") != std::string_view::npos;
+    }
     e.kind = response_event_kind::region_chunk;
     e.field = f.name;
     e.dirty = !f.content.streamable();
@@ -324,10 +384,18 @@ void executor::open_region(int field, captures caps) {
   opened_ = true;
   body_at_ = pos_;
   body_lc_ = lc_;
+  scan_ = json_scan{};
+  scan_.at = pos_;
   response_event e;
   e.kind = response_event_kind::region_open;
   e.span = {pos_, pos_};
-  e.field = spec_->fields[static_cast<std::size_t>(field)].name;
+  const field_spec& f = spec_->fields[static_cast<std::size_t>(field)];
+  e.field = f.name;
+  e.strip = f.content.strip;
+  if (f.join) {
+    const auto it = output_.find(f.name);
+    if (it != output_.end() && it->is_string()) e.separator = *f.join;
+  }
   emit(e);
 }
 
@@ -336,6 +404,8 @@ void executor::close_region() {
     current_ = spec_->implicit;
     caps_.clear();
     body_.clear();
+    open_text_.clear();
+    close_text_.clear();
     opened_ = false;
   };
   if (current_ < 0 || !opened_) {
@@ -363,19 +433,53 @@ void executor::close_region() {
   json value;
   content_error why;
   std::string err;
+  const bool keep = lenient_ || f.text_fallback;
+  bool fell_back = false;
   if (!parse_content(body_, f.content, parsed, why)) {
     report(why.code, body_at_, body_lc_,
            "field '" + f.name + "': " + why.text +
-               (lenient_ ? " (its text is kept as a string)" : ""));
+               (keep ? " (its text, delimiters included, is kept as a string)" : ""),
+           f.text_fallback);
     // The text as the model wrote it, not put through the transform: a transform of a
     // string wrapped it in JSON the model never wrote ({"type": "function", "function":
     // "<the text>"}), and that JSON was what reached the content.
-    value = std::string(detail::py_strip_ws(body_));
+    value = as_written();
+    fell_back = true;
   } else if (!apply_transform(f, caps_, std::move(parsed), value, err)) {
-    report(error_code::response_content, body_at_, body_lc_, "field '" + f.name + "': " + err);
-    value = std::string(detail::py_strip_ws(body_));
+    report(error_code::response_content, body_at_, body_lc_, "field '" + f.name + "': " + err,
+           f.text_fallback);
+    value = as_written();
+    fell_back = true;
+  } else if (f.declared_only && has_tools_ && !declared_calls(value, tools_)) {
+    report(error_code::response_content, body_at_, body_lc_,
+           "field '" + f.name + "': a call to a tool the request did not declare is kept as text",
+           true);
+    value = as_written();
+    fell_back = true;
   }
   if (has_tools_) coerce_tool_calls(value, tools_);
+  if (f.untyped_json && !fell_back) json_untyped_values(value, tools_);
+  if (from_prefix_) {
+    // A region the prompt opened and closed is the prompt's (Seed-OSS's budget note, an
+    // empty <think></think>): events, but no value of the generation.
+    emit_close(f.name, value);
+    reset();
+    return;
+  }
+  if (fell_back && spec_->implicit >= 0 && current_ != spec_->implicit) {
+    // Kept as text where it stood: appended to the implicit field (the content), as the
+    // stream sends it (issue 26: it went to the end of the content).
+    const std::string& to = spec_->fields[static_cast<std::size_t>(spec_->implicit)].name;
+    auto c = output_.find(to);
+    if (c != output_.end() && c->is_string()) {
+      *c = c->get<std::string>() + value.get<std::string>();
+    } else {
+      output_[to] = value;
+    }
+    emit_close(f.name, value);
+    reset();
+    return;
+  }
   auto it = output_.find(f.name);
   if (f.join) {
     if (!value.is_string()) {
@@ -391,22 +495,36 @@ void executor::close_region() {
   } else if (f.repeats) {
     if (it == output_.end() || !it->is_array()) output_[f.name] = json::array();
     output_[f.name].push_back(value);
-  } else {
-    if (it != output_.end() && nonempty(*it) && *it != value) {
-      report(error_code::response_content, body_at_, body_lc_,
-             "field '" + f.name + "' matched again: its earlier value (" + it->dump() +
-                 ") is replaced, as transformers replaces it",
-             true);
+  } else if (it != output_.end() && nonempty(*it) && nonempty(value)) {
+    // Matched again: both values are kept (texts joined, others listed), because a stream
+    // has already sent the first and cannot take it back; transformers keeps only the last
+    // (docs/decisions.md 92).
+    report(error_code::response_content, body_at_, body_lc_,
+           "field '" + f.name + "' matched again: both values are kept", true);
+    if (it->is_string() && value.is_string()) {
+      *it = it->get<std::string>() + value.get<std::string>();
+    } else {
+      if (!it->is_array() || f.name != "tool_calls") *it = json::array({*it});
+      if (value.is_array() && f.name == "tool_calls") {
+        for (auto& v : value) it->push_back(std::move(v));
+      } else {
+        it->push_back(value);
+      }
     }
+  } else if (it == output_.end() || !nonempty(*it)) {
     output_[f.name] = value;
   }
+  emit_close(f.name, value);
+  reset();
+}
+
+void executor::emit_close(std::string_view field, const json& value) {
   response_event e;
   e.kind = response_event_kind::region_close;
   e.span = {pos_, pos_};
-  e.field = f.name;
+  e.field = field;
   e.value = &value;
   emit(e);
-  reset();
 }
 
 void executor::process(bool eos) {
@@ -430,6 +548,12 @@ void executor::process(bool eos) {
       }
       // A zero-width close of the implicit field before it holds anything closes nothing.
       if (!open && !opened_ && f.start == f.end && f.start == pos_) return;
+      // x-ocml-once: text of the answer before it means it is too late to open.
+      if (open && fs.once && !answered_ && current_ >= 0 &&
+          !fields[static_cast<std::size_t>(current_)].once &&
+          bytes(pos_, f.start).find_first_not_of(" \t\r\n") != std::string_view::npos) {
+        return;
+      }
       if (best != nullptr) {
         const std::size_t bl = best->end - best->start;
         const std::size_t fl = f.end - f.start;
@@ -447,11 +571,25 @@ void executor::process(bool eos) {
       best_field = fi;
       best_open = open;
     };
+    found json_close;
     if (current_ >= 0 && current_ != spec_->implicit) {
-      if (!fields[static_cast<std::size_t>(current_)].close.none()) consider(current_, false);
+      const field_spec& cf = fields[static_cast<std::size_t>(current_)];
+      if (!cf.close.none()) consider(current_, false);
+      const std::size_t je = cf.json_end && opened_ ? json_end() : static_cast<std::size_t>(-1);
+      // The JSON value's end is a close of no bytes; a delimiter there is taken with it.
+      if (je != static_cast<std::size_t>(-1) && je <= hold &&
+          (best == nullptr || je < best->start)) {
+        json_close.any = true;
+        json_close.start = json_close.end = je;
+        best = &json_close;
+        best_field = current_;
+        best_open = false;
+      }
     } else {
       for (std::size_t i = 0; i < fields.size(); ++i) {
-        if (!fields[i].implicit()) consider(static_cast<int>(i), true);
+        if (!fields[i].implicit() && !(fields[i].once && answered_)) {
+          consider(static_cast<int>(i), true);
+        }
       }
       if (spec_->implicit >= 0 && !fields[static_cast<std::size_t>(spec_->implicit)].close.none()) {
         consider(spec_->implicit, false);
@@ -463,12 +601,17 @@ void executor::process(bool eos) {
       const std::size_t e = best->end;
       captures caps = best->caps;
       if (s > pos_) accumulate(pos_, s);
-      if (best_open) {
+      if (best_open && fields[static_cast<std::size_t>(best_field)].skip) {
+        if (s > pos_) accumulate(pos_, s);
+        structure(s, e, best_field);  // the open region goes on after it
+      } else if (best_open) {
         close_region();
         structure(s, e, best_field);
         open_region(best_field, std::move(caps));
+        open_text_ = bytes(s, e);
       } else {
         structure(s, e, best_field);
+        close_text_ = ends_message(bytes(s, e)) ? std::string() : std::string(bytes(s, e));
         close_region();
       }
       continue;
@@ -487,8 +630,7 @@ void executor::push(std::string_view piece) {
   if (finished_ || piece.empty()) return;
   buf_.append(piece);
   process(false);
-  buf_.erase(0, pos_ - base_);
-  base_ = pos_;
+  trim_buffer();
 }
 
 result<json> executor::finish() {

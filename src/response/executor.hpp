@@ -47,6 +47,16 @@ class executor {
   void structure(std::size_t from, std::size_t to, int field);
   void open_region(int field, captures caps);
   void close_region();
+  void emit_close(std::string_view field, const json& value);
+  // x-ocml-json-end: the absolute offset just past the JSON value the open region's body
+  // starts with, once the scan has seen it end (npos until then, or if it is no object or
+  // array); each byte is scanned once.
+  [[nodiscard]] std::size_t json_end();
+  // The kept text of a region whose body did not parse: its delimiters and body as written.
+  [[nodiscard]] std::string as_written() const;
+  void trim_buffer();
+  // The text is a literal that closes the implicit field (the end of the message).
+  [[nodiscard]] bool ends_message(std::string_view text) const;
   void emit(response_event& e);
   void report(error_code code, std::size_t offset, detail::position at, std::string message,
               bool always_warning = false);
@@ -69,6 +79,18 @@ class executor {
   std::size_t body_at_ = 0;
   detail::position body_lc_;
   captures caps_;
+  std::string open_text_;   // the open region's opening delimiter
+  std::string close_text_;  // and its closing one, while it closes
+  struct json_scan {
+    std::size_t at = 0;  // absolute offset of the next byte to scan
+    std::size_t depth = 0;
+    bool started = false;
+    bool in_string = false;
+    bool escaped = false;
+    bool off = false;  // the body is no JSON object or array: never ends here
+    std::size_t end = static_cast<std::size_t>(-1);
+  } scan_;
+  bool answered_ = false;  // a field without x-ocml-once has taken a byte that is not white
   json output_;
   bool from_prefix_ = false;
   bool finished_ = false;

@@ -18,13 +18,15 @@ const json* function_of(const json& call) {
   if (!call.is_object()) return nullptr;
   const auto fn = call.find("function");
   if (fn != call.end() && fn->is_object()) return &*fn;
-  return call.contains("name") ? &call : nullptr;
+  // {name, arguments} itself, or Cohere's {tool_name, parameters}.
+  return call.contains("name") || call.contains("tool_name") ? &call : nullptr;
 }
 
 // A call's name: its text, or, when the model wrote something else there (a number, an
 // object), that value's JSON text (never dropped, never an exception).
 std::string name_of(const json& fn) {
-  const auto n = fn.find("name");
+  auto n = fn.find("name");
+  if (n == fn.end()) n = fn.find("tool_name");
   if (n == fn.end() || n->is_null()) return {};
   return n->is_string() ? n->get<std::string>() : n->dump();
 }
@@ -42,7 +44,9 @@ std::string text_of(const json& v) {
 }
 
 std::string arguments_text(const json& fn) {
-  const auto args = fn.find("arguments");
+  // Llama 3.x, Phi-4-mini and Cohere write "parameters" where OpenAI writes "arguments".
+  auto args = fn.find("arguments");
+  if (args == fn.end()) args = fn.find("parameters");
   if (args == fn.end() || args->is_null()) return "{}";
   return args->is_string() ? args->get<std::string>() : dump_json(*args);
 }
@@ -73,7 +77,18 @@ json response_to_openai(const json& message, const openai_options& options) {
   if (calls != message.end() && calls->is_array() && !calls->empty()) {
     json list = json::array();
     std::string not_calls;
+    // A region may hold a list of calls (Mistral's and Granite's JSON arrays): one level of
+    // lists is flattened, as the streamed projection does.
+    std::vector<const json*> flat;
     for (const auto& c : *calls) {
+      if (c.is_array()) {
+        for (const auto& x : c) flat.push_back(&x);
+      } else {
+        flat.push_back(&c);
+      }
+    }
+    for (const json* cp : flat) {
+      const json& c = *cp;
       const json* fn = function_of(c);
       if (fn == nullptr) {
         not_calls += text_of(c);
@@ -106,8 +121,8 @@ void response_projection::text(delta_kind k, std::string_view t, std::size_t off
   const std::size_t at = held_.empty() ? offset : held_at_;
   const std::size_t whole = detail::utf8_whole(s);
   std::string_view body = std::string_view(s).substr(0, whole);
-  if (!started_) body = detail::py_strip_ws(body, true, false);
-  const std::string_view send = detail::py_strip_ws(body, false, true);
+  if (!started_ && strip_) body = detail::py_strip_ws(body, true, false);
+  const std::string_view send = strip_ ? detail::py_strip_ws(body, false, true) : body;
   const auto body_at = static_cast<std::size_t>(body.data() - s.data());
   if (!send.empty()) {
     started_ = true;
@@ -167,7 +182,15 @@ void response_projection::operator()(const response_event& e) {
     case response_event_kind::region_open:
       started_ = false;
       held_.clear();
+      strip_ = e.strip;
       kind_ = is_reasoning(e.field) ? delta_kind::reasoning : delta_kind::text;
+      if (!e.separator.empty() && (e.field == "content" || is_reasoning(e.field))) {
+        delta d;  // what `join` puts between this match and the last (issue 26)
+        d.kind = kind_;
+        d.offset = e.span.begin;
+        d.text = e.separator;
+        sink_(d);
+      }
       return;
     case response_event_kind::region_chunk:
       if (!e.dirty && (e.field == "content" || is_reasoning(e.field))) {

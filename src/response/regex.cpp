@@ -139,6 +139,9 @@ std::shared_ptr<const regex> regex::compile(std::string_view pattern, std::strin
     r->names_.push_back(name);
     r->groups_.emplace_back(std::move(name), group);
   }
+  std::uint32_t behind = 0;
+  pcre2_pattern_info(re, PCRE2_INFO_MAXLOOKBEHIND, &behind);
+  r->behind_ = static_cast<std::size_t>(behind) * 4;
   regex_match m;
   r->empty_ = r->search("", 0, false, m) == search_status::found;
   return r;

@@ -41,6 +41,9 @@ class regex {
   [[nodiscard]] const std::vector<std::string>& names() const noexcept { return names_; }
   /// True when the pattern can match the empty string.
   [[nodiscard]] bool matches_empty() const noexcept { return empty_; }
+  /// The most bytes a match may look at before its start (lookbehinds and \b, at 4 bytes a
+  /// character).
+  [[nodiscard]] std::size_t lookbehind() const noexcept { return behind_; }
 
  private:
   regex() = default;
@@ -48,6 +51,7 @@ class regex {
   std::vector<std::string> names_;
   std::vector<std::pair<std::string, int>> groups_;
   bool empty_ = false;
+  std::size_t behind_ = 0;
 };
 
 /// The pattern rewritten for PCRE2: `\Z` → `\z`, `\uXXXX`/`\UXXXXXXXX` → `\x{…}`, `{,n}` →

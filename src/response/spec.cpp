@@ -217,8 +217,11 @@ void check_transform(const std::string& scope, const json& t) {
 
 field_spec load_field(const std::string& name, const json& f) {
   static constexpr std::string_view kAllowed[] = {
-      "open",    "open_pattern", "close",     "close_pattern",  "content", "content_args",
-      "repeats", "optional",     "transform", "transform_each", "join"};
+      "open", "open_pattern", "close", "close_pattern", "content", "content_args", "repeats",
+      "optional", "transform", "transform_each", "join",
+      // ocml's extensions (docs/response-templates.md)
+      "x-ocml-json-end", "x-ocml-once", "x-ocml-fallback", "x-ocml-declared-tools-only",
+      "x-ocml-untyped-values"};
   const std::string scope = "Field '" + name + "'";
   if (!f.is_object()) fail(scope + " must be a dict");
   std::string unknown;
@@ -275,6 +278,26 @@ field_spec load_field(const std::string& name, const json& f) {
     if (!fs.repeats) fail(scope + ": 'join' requires 'repeats': true");
     fs.join = join->get<std::string>();
   }
+  fs.json_end = get_bool(f, "x-ocml-json-end", false, scope);
+  if (fs.json_end && fs.content.type != content_type::json) {
+    fail(scope + ": 'x-ocml-json-end' needs 'content': 'json'");
+  }
+  fs.once = get_bool(f, "x-ocml-once", false, scope);
+  fs.declared_only = get_bool(f, "x-ocml-declared-tools-only", false, scope);
+  const auto fb = f.find("x-ocml-fallback");
+  if (fb != f.end()) {
+    if (!fb->is_string() || (*fb != "text" && *fb != "error")) {
+      fail(scope + ": 'x-ocml-fallback' must be \"text\" or \"error\"");
+    }
+    fs.text_fallback = *fb == "text";
+  }
+  const auto uv = f.find("x-ocml-untyped-values");
+  if (uv != f.end()) {
+    if (!uv->is_string() || (*uv != "json" && *uv != "text")) {
+      fail(scope + ": 'x-ocml-untyped-values' must be \"json\" or \"text\"");
+    }
+    fs.untyped_json = *uv == "json";
+  }
   return fs;
 }
 
@@ -283,7 +306,7 @@ spec load(const json& j) {
   std::string unknown;
   for (const auto& [k, v] : j.items()) {
     if (k != "version" && k != "defaults" && k != "fields" && k != "start_anchor" &&
-        k != "start_anchor_pattern") {
+        k != "start_anchor_pattern" && k != "x-ocml-skip") {
       unknown += (unknown.empty() ? "'" : ", '") + k + "'";
     }
   }
@@ -314,6 +337,21 @@ spec load(const json& j) {
       }
       implicit = name;
       s.implicit = static_cast<int>(s.fields.size() - 1);
+    }
+  }
+  if (j.contains("x-ocml-skip")) {
+    // Stray markers read as structure wherever the implicit field reads (Granite's
+    // <response>, Command-R's <|START_RESPONSE|>): a field of no region.
+    field_spec skip;
+    skip.name = "x-ocml-skip";
+    skip.skip = true;
+    skip.open = load_delimiter("response_template", j, "x-ocml-skip", "x-ocml-skip-pattern");
+    if (skip.open.eos) fail("response_template: 'eos' cannot be skipped");
+    s.fields.push_back(std::move(skip));
+  }
+  for (const auto& f : s.fields) {
+    for (const auto* d : {&f.open, &f.close}) {
+      if (d->re != nullptr) s.lookbehind = std::max(s.lookbehind, d->re->lookbehind());
     }
   }
   s.anchor = load_delimiter("response_template", j, "start_anchor", "start_anchor_pattern");

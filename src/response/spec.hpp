@@ -60,6 +60,13 @@ struct field_spec {
   bool transform_each = false;
   std::optional<json> transform;
   std::optional<std::string> join;
+  // ocml's extensions (docs/response-templates.md); a transformers loader refuses their keys.
+  bool json_end = false;       // x-ocml-json-end: also closes where its body's JSON value ends
+  bool once = false;           // x-ocml-once: opens only before the answer (other fields' text)
+  bool text_fallback = false;  // x-ocml-fallback "text": a body that does not parse is text
+  bool declared_only = false;  // x-ocml-declared-tools-only: other calls are text
+  bool skip = false;           // one of x-ocml-skip's literals: structure, no region
+  bool untyped_json = false;   // x-ocml-untyped-values "json": values no schema types, as JSON
   [[nodiscard]] bool implicit() const noexcept { return open.none(); }
 };
 
@@ -68,6 +75,8 @@ struct spec {
   std::vector<field_spec> fields;
   int implicit = -1;  // index of the implicit field, or -1
   delimiter anchor;
+  /// Bytes a pattern may look behind its start (lookbehinds, \b): kept before the scan.
+  std::size_t lookbehind = 0;
 };
 
 /// Loads and checks a spec object (not a tokenizer_config.json).

@@ -415,6 +415,7 @@ result<model_template> model_template::from_text(std::string_view text) {
     auto t = chat_template::compile(text);
     if (!t) return t.error();
     m.named_.emplace_back("default", std::move(*t));
+    m.source_ = text;
     return m;
   }
   const auto ct = j->find("chat_template");
@@ -434,6 +435,8 @@ result<model_template> model_template::from_text(std::string_view text) {
       return d;
     }
     m.named_.emplace_back(std::move(name), std::move(*t));
+    m.source_ += src.get_ref<const std::string&>();
+    m.source_ += '\n';
     return std::nullopt;
   };
   if (ct->is_array()) {

@@ -106,4 +106,20 @@ inline result<json> parse_every_chunking(const response_template& t, std::string
   return whole.message;
 }
 
+/// A spec loaded (a failure to load fails the test).
+inline response_template load(const json& spec) {
+  auto t = response_template::from_json(spec);
+  EXPECT_TRUE(t) << (t ? "" : t.error().to_string());
+  return t ? *t : response_template{};
+}
+
+/// The message of `text` under `spec`, the same at every chunk size (a failure fails the
+/// test).
+inline json parse_ok(const json& spec, std::string_view text,
+                     const response_parser_options& o = {}) {
+  auto m = parse_every_chunking(load(spec), text, o);
+  EXPECT_TRUE(m) << (m ? "" : m.error().to_string());
+  return m ? *m : json();
+}
+
 }  // namespace ocml::test

@@ -6,11 +6,13 @@ case's real template, and the response template ocml finds for it), compared as
 docs/decisions.md 89 says. Prints one line per family and the total; with --verbose, each
 miss.
 
-usage: check_families.py [--verbose] [--templates DIR] [--response FAMILY=FILE ...]
+usage: check_families.py [--verbose] [--no-stream] [--templates DIR] [--response FAMILY=FILE ...]
 
---response gives a family a response template file (what ocml will find on its own when
-issue 26 is done); without one a family's cases count as refused, as `-d model:PATH` refuses
-a folder without a response template today. Needs the ocml package (PYTHONPATH=build/python)
+Without --response a case is parsed with what `-d model:PATH` takes for a folder holding only
+the case's chat template: the curated response template its fingerprint matches (a case whose
+template matches none counts as refused). --response gives a family a response template file
+instead. Each passing case is also streamed one byte at a time (OpenAI chunks, folded as a
+client folds them) and must give the same message. Needs the ocml package (PYTHONPATH=build/python)
 and ../shared/reference/templates/models.
 """
 
@@ -63,27 +65,77 @@ def prefix_of(chat: ocml.ChatTemplate, case: dict) -> str:
     except ocml.Error:
         prompt = ""
     tail = case.get("prompt_tail") or ""
-    return prompt if prompt.endswith(tail) else prompt + tail
+    # The tail may repeat what the generation prompt already ends with ("<think>\n" of
+    # "<think>\n</think>\n\n"): only the rest is appended.
+    for k in range(min(len(tail), len(prompt)), -1, -1):
+        if prompt.endswith(tail[:k]):
+            return prompt + tail[k:]
+    return prompt + tail
+
+
+def out_of(case: dict, fmt, chat) -> dict:
+    """The one-shot parse's assistant message (raises ocml.Error)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        out = ocml.parse(case["output"], format=fmt, completion=True,
+                         prefix=prefix_of(chat, case), tools=case.get("tools"),
+                         lenient=case["kind"] != "complete", call_id_seed=1)
+    messages = [m for m in out.get("messages", []) if m.get("role") == "assistant"]
+    return messages[-1] if messages else {}
 
 
 def check(case: dict, fmt, chat) -> tuple[bool, str]:
     try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            out = ocml.parse(case["output"], format=fmt, completion=True,
-                             prefix=prefix_of(chat, case), tools=case.get("tools"),
-                             lenient=case["kind"] != "complete", call_id_seed=1)
+        got = norm_message(out_of(case, fmt, chat))
     except ocml.Error as e:
         return False, f"{e.code}: {e.message[:120]}"
-    messages = [m for m in out.get("messages", []) if m.get("role") == "assistant"]
-    got = norm_message(messages[-1] if messages else {})
     want = norm_message(case["expected"])
     if got == want:
         return True, ""
     return False, f"got {json.dumps(got, ensure_ascii=False)[:300]}"
 
 
-def score(responses: dict, templates: pathlib.Path, verbose: bool = False) -> dict:
+def fold(chunks: list) -> dict:
+    """OpenAI chat.completion.chunk objects folded into one message, as a client does
+    (argument deltas concatenated per call index)."""
+    content, reasoning, calls = "", "", {}
+    for chunk in chunks:
+        for choice in chunk.get("choices", []):
+            delta = choice.get("delta", {})
+            content += delta.get("content") or ""
+            reasoning += delta.get("reasoning_content") or ""
+            for tc in delta.get("tool_calls") or []:
+                call = calls.setdefault(tc["index"], {"name": "", "arguments": ""})
+                fn = tc.get("function", {})
+                call["name"] += fn.get("name") or ""
+                call["arguments"] += fn.get("arguments") or ""
+    return {"content": content or None, "reasoning_content": reasoning or None,
+            "tool_calls": [{"function": calls[i]} for i in sorted(calls)]}
+
+
+def check_stream(case: dict, fmt, chat, one_shot: dict) -> tuple[bool, str]:
+    """The output streamed one byte at a time folds to the one-shot parse."""
+    data = case["output"].encode("utf-8")
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            d = ocml.Decoder(fmt, events="openai", completion=True,
+                             prefix=prefix_of(chat, case), tools=case.get("tools"),
+                             lenient=case["kind"] != "complete", call_id_seed=1)
+            chunks = []
+            for i in range(len(data)):
+                chunks += d.push(data[i:i + 1])
+            chunks += d.finish()
+    except ocml.Error as e:
+        return False, f"streamed: {e.code}: {e.message[:120]}"
+    got, want = norm_message(fold(chunks)), norm_message(one_shot)
+    if got == want:
+        return True, ""
+    return False, f"streamed {json.dumps(got, ensure_ascii=False)[:300]}"
+
+
+def score(responses: dict, templates: pathlib.Path, verbose: bool = False,
+          stream: bool = True) -> dict:
     """{family: Counter(cases, passed, missed, refused)} over tests/families."""
     scores = {}
     for path in sorted((SOURCE / "tests" / "families").glob("*.jsonl")):
@@ -92,12 +144,20 @@ def score(responses: dict, templates: pathlib.Path, verbose: bool = False) -> di
         for line in path.read_text(encoding="utf-8").splitlines():
             case = json.loads(line)
             counts["cases"] += 1
-            if not case.get("template") or family not in responses:
+            if not case.get("template"):
                 counts["refused"] += 1
                 continue
             chat = ocml.ChatTemplate.from_file(templates / case["template"])
-            fmt = chat.format(ocml.ResponseTemplate.from_file(responses[family]))
+            if family in responses:
+                fmt = chat.format(ocml.ResponseTemplate.from_file(responses[family]))
+            else:
+                fmt = chat.format()  # what model:PATH takes: the curated template, if any
+                if fmt.response_source["kind"] == "none":
+                    counts["refused"] += 1
+                    continue
             ok, why = check(case, fmt, chat)
+            if ok and stream:
+                ok, why = check_stream(case, fmt, chat, out_of(case, fmt, chat))
             counts["passed" if ok else "missed"] += 1
             if not ok and verbose:
                 print(f"  miss {case['id']} ({case['kind']}): {why}")
@@ -108,6 +168,9 @@ def score(responses: dict, templates: pathlib.Path, verbose: bool = False) -> di
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--verbose", action="store_true")
+    ap.add_argument("--no-stream", action="store_true",
+                    help="one-shot only (by default each passing case is also streamed one "
+                         "byte at a time and must fold to the same message)")
     ap.add_argument("--templates", default=str(SOURCE.parent / "shared" / "reference" /
                                                 "templates" / "models"))
     ap.add_argument("--response", action="append", default=[],
@@ -119,7 +182,7 @@ def main() -> int:
         print(f"skipped: {templates} is absent")
         return 0
     total = collections.Counter()
-    for family, counts in score(responses, templates, args.verbose).items():
+    for family, counts in score(responses, templates, args.verbose, not args.no_stream).items():
         total.update(counts)
         print(f"{family:12} {counts['passed']:3} of {counts['cases']:3} "
               f"(missed {counts['missed']}, no response template {counts['refused']})")

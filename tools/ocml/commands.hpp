@@ -103,6 +103,13 @@ struct prepare_args {
 
 /// `ocml dialects [--json]`: the registry, as lines or as JSON.
 int run_dialects(bool as_json);
+struct formats_args {
+  bool as_json = false;
+  std::string explain;  ///< a model folder: which response template parses it, and why
+  std::string print;    ///< a curated template's name: its JSON
+};
+/// `ocml formats [--json] [--explain PATH] [--print NAME]`.
+int run_formats(const formats_args& a);
 /// `ocml parse --response-template`: the message, as transformers' parse_response returns it.
 int run_parse_response(const parse_args& a);
 /// `validate -d model:PATH`: each file parsed by the model's response template.

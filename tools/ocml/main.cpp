@@ -278,6 +278,15 @@ int main(int argc, char** argv) {
                  "the registry as JSON: names, aliases, control tokens, stop strings, and "
                  "the features each can hold");
 
+  ocml::cli::formats_args fa;
+  auto* formats =
+      app.add_subcommand("formats",
+                         "the dialects and the curated response templates; --explain PATH: which "
+                         "response template a model folder parses with, and why");
+  formats->add_flag("--json", fa.as_json, "as JSON");
+  formats->add_option("--explain", fa.explain, "a model folder (or its tokenizer_config.json)");
+  formats->add_option("--print", fa.print, "a curated template's name: print its JSON");
+
   ocml::cli::tokens_args ta;
   const auto tokens = ocml::cli::add_tokens_commands(app, ta);
 
@@ -313,6 +322,7 @@ int main(int argc, char** argv) {
     if (*prep) return ocml::cli::run_prepare(pr);
     if (*conv) return ocml::cli::run_convert(ca);
     if (*list) return ocml::cli::run_dialects(list_json);
+    if (*formats) return ocml::cli::run_formats(fa);
     if (*tokens.encode) return ocml::cli::run_tokens_encode(ta);
     if (*tokens.decode) return ocml::cli::run_tokens_decode(ta);
     if (*tokens.check) return ocml::cli::run_tokens_check(ta);

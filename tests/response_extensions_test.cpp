@@ -1,0 +1,235 @@
+// SPDX-License-Identifier: Apache-2.0
+// ocml's response-template extensions (x-ocml-*: docs/response-templates.md), the executor
+// fixes of issue 26 (lookbehinds and chunking, join separators in streamed chunks, a field
+// matched twice), and the curated templates a model folder picks by fingerprint. Every parse
+// here runs at every chunk size 1..16 (parse_every_chunking).
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "ocml/curated.hpp"
+#include "ocml/format.hpp"
+#include "ocml/response.hpp"
+#include "response/support.hpp"
+
+using ocml::json;
+using ocml::test::load;
+using ocml::test::parse_every_chunking;
+using ocml::test::parse_ok;
+
+namespace {
+
+
+// The OpenAI deltas of a parse fed one byte at a time, folded as a client folds them.
+json fold_stream(const ocml::response_template& t, std::string_view text,
+                 const ocml::response_parser_options& o = {}) {
+  std::string content;
+  std::string reasoning;
+  json calls = json::array();
+  ocml::response_projection proj([&](const ocml::delta& d) {
+    switch (d.kind) {
+      case ocml::delta_kind::text:
+        content += d.text;
+        break;
+      case ocml::delta_kind::reasoning:
+        reasoning += d.text;
+        break;
+      case ocml::delta_kind::call_begin:
+        calls.push_back({{"name", std::string(d.name)}, {"arguments", ""}});
+        break;
+      case ocml::delta_kind::call_arguments:
+        calls.back()["arguments"] =
+            calls.back()["arguments"].get<std::string>() + std::string(d.text);
+        break;
+      default:
+        break;
+    }
+  });
+  ocml::response_parser p(t, o, [&](const ocml::response_event& e) { proj(e); });
+  for (char c : text) p.push(std::string_view(&c, 1));
+  EXPECT_TRUE(p.finish());
+  return {{"content", content}, {"reasoning", reasoning}, {"calls", calls}};
+}
+
+const json kLlama = json::parse(R"json({
+  "fields": {
+    "tool_calls": {"open_pattern": "(?:<\\|python_tag\\|>|;[ \\t]*)?(?=\\{\\s*\"name\"\\s*:)",
+                   "close": "<|eot_id|>", "repeats": true, "content": "json",
+                   "x-ocml-json-end": true, "x-ocml-fallback": "text"},
+    "content": {"close": "<|eot_id|>", "content_args": {"strip": false},
+                "repeats": true, "join": ""}}})json");
+
+TEST(ResponseExtensions, JsonEndClosesABareJsonCallWithoutAMarker) {
+  // Llama 3.x: the call is the JSON object itself; text after it is content again.
+  const json m = parse_ok(kLlama,
+                          "Checking.\n{\"name\": \"f\", \"parameters\": {\"s\": \"}{\\\"\"}}; "
+                          "{\"name\": \"g\", \"parameters\": {}} done<|eot_id|>");
+  ASSERT_EQ(m["tool_calls"].size(), 2U);
+  EXPECT_EQ(m["tool_calls"][0]["parameters"]["s"], "}{\"");  // brackets in a string are text
+  EXPECT_EQ(m["tool_calls"][1]["name"], "g");
+  EXPECT_EQ(m["content"], "Checking.\n done");
+  // "parameters" is the call's arguments in OpenAI form.
+  const json o = ocml::response_to_openai(m);
+  EXPECT_EQ(o["tool_calls"][0]["function"]["arguments"], R"({"s":"}{\""})");
+  // A brace in prose that opens no {"name": …} is text.
+  EXPECT_EQ(parse_ok(kLlama, "a {\"x\": 1} b")["content"], "a {\"x\": 1} b");
+}
+
+TEST(ResponseExtensions, FallbackKeepsTheTextWithItsDelimitersWhereItStood) {
+  json spec = kLlama;
+  spec["fields"]["tool_calls"] = {{"open", "<tool_call>"},
+                                  {"close", "</tool_call>"},
+                                  {"repeats", true},
+                                  {"content", "json"},
+                                  {"x-ocml-fallback", "text"}};
+  // Strict mode: a warning, not an error, and the text in place.
+  const auto t = load(spec);
+  const std::string out =
+      "Wrap calls in <tool_call></tool_call> tags: <tool_call>{\"name\": "
+      "\"f\"}</tool_call>.";
+  auto m = parse_every_chunking(t, out);
+  ASSERT_TRUE(m) << m.error().to_string();
+  EXPECT_EQ((*m)["content"], "Wrap calls in <tool_call></tool_call> tags: .");
+  ASSERT_EQ((*m)["tool_calls"].size(), 1U);
+  ocml::response_parser p(t, {}, nullptr);
+  p.push(out);
+  ASSERT_TRUE(p.finish());
+  ASSERT_EQ(p.diagnostics().size(), 1U);
+  EXPECT_EQ(p.diagnostics()[0].level, ocml::severity::warning);
+  // Without the extension, strict mode refuses, as transformers raises.
+  spec["fields"]["tool_calls"].erase("x-ocml-fallback");
+  EXPECT_FALSE(ocml::parse_response(load(spec), out));
+}
+
+TEST(ResponseExtensions, OnceOpensOnlyBeforeTheAnswer) {
+  const json spec = json::parse(R"({"fields": {
+    "reasoning": {"open": "<think>", "close": "</think>", "x-ocml-once": true},
+    "content": {"content_args": {"strip": false}}}})");
+  EXPECT_EQ(parse_ok(spec, "<think>a</think>Quote <think>b</think>."),
+            json::parse(R"({"reasoning": "a", "content": "Quote <think>b</think>."})"));
+  // The prompt's empty block does not count: the model may still open its own (QwQ).
+  EXPECT_EQ(parse_ok(spec, "<think>a</think>x", {.prefix = "<think></think>"}),
+            json::parse(R"({"reasoning": "a", "content": "x"})"));
+  // A region the prompt opened and closed gives no value: it is the prompt's.
+  EXPECT_EQ(parse_ok(spec, "x", {.prefix = "<think>budget 0</think>"}),
+            json::parse(R"({"content": "x"})"));
+}
+
+TEST(ResponseExtensions, SkipReadsStrayMarkersAsStructure) {
+  const json spec = json::parse(R"({"x-ocml-skip": ["<response>", "</response>"], "fields": {
+    "content": {"content_args": {"strip": false}}}})");
+  const auto r = ocml::test::run_response(load(spec), "<response>Hi</response>", {}, 1);
+  ASSERT_TRUE(r.message);
+  EXPECT_EQ(*r.message, json::parse(R"({"content": "Hi"})"));
+}
+
+TEST(ResponseExtensions, DeclaredToolsOnlyAndUntypedValues) {
+  const json spec = json::parse(R"({"fields": {
+    "tool_calls": {"open_pattern": "<call (?P<name>\\w+)>", "close": "</call>",
+                   "repeats": true, "content": "kv-lines",
+                   "x-ocml-declared-tools-only": true, "x-ocml-untyped-values": "json",
+                   "transform": {"name": "{name}", "arguments": "{content}"}},
+    "content": {"content_args": {"strip": false}}}})");
+  const json tools = json::parse(R"([{"type": "function", "function": {"name": "f",
+    "parameters": {"type": "object", "properties": {"code": {"type": "string"},
+                                                    "n": {"type": "float"}}}}}])");
+  const std::string out =
+      "<call f>code: 02139\nn: 2.5\nlist: [1, 2]\nzip: 02139</call>"
+      "<call g>a: 1</call>";
+  const json m = parse_ok(spec, out, {.tools = &tools});
+  ASSERT_EQ(m["tool_calls"].size(), 1U);
+  EXPECT_EQ(m["tool_calls"][0]["arguments"],
+            json::parse(R"({"code": "02139", "n": 2.5, "list": [1, 2], "zip": "02139"})"));
+  EXPECT_EQ(m["content"], "<call g>a: 1</call>");  // g was not declared
+  // Without the request's tools, every call is a call.
+  EXPECT_EQ(parse_ok(spec, out)["tool_calls"].size(), 2U);
+}
+
+TEST(ResponseExecutor, LookbehindSeesTheSameBytesAtEveryChunking) {
+  // The close needs the byte before it: with the consumed bytes dropped at each push, a
+  // one-byte stream could not see it (issue 26).
+  const json spec = json::parse(R"({"fields": {
+    "a": {"open": "<a>", "close_pattern": "(?<=x)END"},
+    "content": {"content_args": {"strip": false}}}})");
+  EXPECT_EQ(parse_ok(spec, "<a>yENDxEND tail"),
+            json::parse(R"({"a": "yENDx", "content": " tail"})"));
+  const json word = json::parse(R"({"fields": {
+    "a": {"open": "<a>", "close_pattern": "\\bstop\\b"},
+    "content": {"content_args": {"strip": false}}}})");
+  EXPECT_EQ(parse_ok(word, "<a>nonstop stop!"), json::parse(R"({"a": "nonstop", "content": "!"})"));
+}
+
+TEST(ResponseExecutor, StreamedChunksCarryJoinSeparatorsAndFoldToTheParse) {
+  const json spec = json::parse(R"({"fields": {
+    "tool_calls": {"open": "<c>", "close": "</c>", "repeats": true, "content": "json"},
+    "content": {"repeats": true, "join": " | "}}})");
+  const std::string out = "one<c>{\"name\": \"f\", \"arguments\": {}}</c>two";
+  const json m = parse_ok(spec, out);
+  EXPECT_EQ(m["content"], "one | two");
+  const json folded = fold_stream(load(spec), out);
+  EXPECT_EQ(folded["content"], "one | two");
+  ASSERT_EQ(folded["calls"].size(), 1U);
+  EXPECT_EQ(folded["calls"][0]["arguments"], "{}");
+  // strip: false streams the white space the value keeps.
+  const json raw = json::parse(R"({"fields": {"content": {"content_args": {"strip": false}}}})");
+  EXPECT_EQ(fold_stream(load(raw), "  a  ")["content"], "  a  ");
+}
+
+TEST(ResponseExecutor, AFieldMatchedTwiceKeepsBothInParseAndStream) {
+  const json spec = json::parse(R"({"fields": {
+    "reasoning": {"open": "<think>", "close": "</think>"},
+    "content": {}}})");
+  const std::string out = "<think>a</think>x<think>b</think>";
+  const json m = parse_ok(spec, out);
+  EXPECT_EQ(m["reasoning"], "ab");
+  EXPECT_EQ(fold_stream(load(spec), out)["reasoning"], "ab");
+}
+
+TEST(Curated, EveryTemplateLoadsAndTheFingerprintsPickInOrder) {
+  ASSERT_GE(ocml::curated_templates().size(), 18U);
+  for (const auto& t : ocml::curated_templates()) {
+    EXPECT_TRUE(ocml::response_template::from_text(t.text)) << t.name;
+    EXPECT_FALSE(t.source.empty()) << t.name;
+  }
+  const auto pick = [](std::string_view chat) {
+    const auto* t = ocml::match_curated(chat);
+    return t == nullptr ? std::string("none") : t->name;
+  };
+  EXPECT_EQ(pick("<|im_start|> <tool_call> <think>"), "qwen3");
+  EXPECT_EQ(pick("<|im_start|> <tool_call>"), "hermes");
+  EXPECT_EQ(pick("[TOOL_CALLS] [ARGS]"), "mistral_v11");
+  EXPECT_EQ(pick("[TOOL_CALLS]"), "mistral");
+  EXPECT_EQ(pick("<|start_header_id|>"), "llama3");
+  EXPECT_EQ(pick("<|start_header_id|> <function="), "none");
+  EXPECT_EQ(pick("{{ messages }}"), "none");
+}
+
+TEST(Curated, AModelFolderWithoutAResponseTemplateParsesWithOne) {
+  const auto dir = std::filesystem::temp_directory_path() / "ocml_curated_folder_test";
+  std::filesystem::create_directories(dir);
+  {
+    std::ofstream(dir / "tokenizer_config.json") << json{
+        {"chat_template",
+         "{% for m in messages %}<|im_start|>{{ m.role }}\n{{ m.content }}<|im_end|>\n"
+         "{% endfor %}{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}"
+         "{# <tool_call> #}"},
+        {"eos_token", "<|im_end|>"}}.dump();
+  }
+  auto f = ocml::format::find("model:" + dir.string());
+  ASSERT_TRUE(f) << f.error().to_string();
+  const auto c = f->response_source();
+  EXPECT_EQ(c.kind, "curated");
+  EXPECT_EQ(c.name, "hermes");
+  EXPECT_NE(c.why.find("has no response_template"), std::string::npos) << c.why;
+  const auto r = f->parse(
+      "Sure.\n<tool_call>\n{\"name\": \"f\", \"arguments\": {\"x\": 1}}\n</tool_call><|im_end|>",
+      {.completion = true});
+  ASSERT_TRUE(r.ok());
+  const json o = f->conversation_json(r.conversation, true, 1);
+  EXPECT_EQ(o["messages"][0]["content"], "Sure.");
+  EXPECT_EQ(o["messages"][0]["tool_calls"][0]["function"]["name"], "f");
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace

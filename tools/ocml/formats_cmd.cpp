@@ -1,0 +1,74 @@
+// SPDX-License-Identifier: Apache-2.0
+// `ocml formats`: the dialects and the curated response templates, and which response
+// template a model folder parses with.
+#include <iostream>
+
+#include "commands.hpp"
+#include "ocml/curated.hpp"
+#include "ocml/dialect.hpp"
+#include "ocml/format.hpp"
+#include "ocml/json.hpp"
+
+namespace ocml::cli {
+
+namespace {
+
+json strings(const std::vector<std::string>& v) {
+  json a = json::array();
+  for (const auto& s : v) a.push_back(s);
+  return a;
+}
+
+}  // namespace
+
+int run_formats(const formats_args& a) {
+  if (!a.print.empty()) {
+    for (const auto& t : curated_templates()) {
+      if (t.name == a.print) {
+        std::cout << t.text;
+        return 0;
+      }
+    }
+    std::cerr << "E-JSON-INPUT no curated response template named '" << a.print
+              << "' (ocml formats lists them)\n";
+    return 1;
+  }
+  if (!a.explain.empty()) {
+    auto f = format::find(a.explain.starts_with("model:") ? a.explain : "model:" + a.explain);
+    if (!f) {
+      print_diag(f.error());
+      return 1;
+    }
+    const response_choice c = f->response_source();
+    if (a.as_json) {
+      std::cout << dump_json(json{{"kind", c.kind}, {"name", c.name}, {"why", c.why}}, 2) << '\n';
+    } else {
+      std::cout << "response template: " << c.kind << (c.name.empty() ? "" : " " + c.name) << '\n'
+                << "why: " << c.why << '\n';
+    }
+    return c.kind == "none" ? 1 : 0;
+  }
+  if (a.as_json) {
+    json out = {{"dialects", json::array()}, {"curated", json::array()}};
+    for (const auto& d : dialects()) out["dialects"].push_back(std::string(d.name));
+    for (const auto& t : curated_templates()) {
+      out["curated"].push_back({{"name", t.name},
+                                {"file", t.file},
+                                {"family", t.family},
+                                {"source", t.source},
+                                {"all", strings(t.all)},
+                                {"none", strings(t.none)}});
+    }
+    std::cout << dump_json(out, 2) << '\n';
+    return 0;
+  }
+  std::cout << "dialects (-d NAME):\n";
+  for (const auto& d : dialects()) std::cout << "  " << d.name << '\t' << d.summary << '\n';
+  std::cout << "curated response templates (-d model:PATH without its own; first match):\n";
+  for (const auto& t : curated_templates()) {
+    std::cout << "  " << t.name << '\t' << t.family << "\t[" << curated_reason(t) << "]\n";
+  }
+  return 0;
+}
+
+}  // namespace ocml::cli
