@@ -9,8 +9,10 @@
 #include <fstream>
 
 #include "ocml/curated.hpp"
+#include "ocml/derive.hpp"
 #include "ocml/format.hpp"
 #include "ocml/response.hpp"
+#include "ocml/template.hpp"
 #include "response/support.hpp"
 
 using ocml::json;
@@ -19,7 +21,6 @@ using ocml::test::parse_every_chunking;
 using ocml::test::parse_ok;
 
 namespace {
-
 
 // The OpenAI deltas of a parse fed one byte at a time, folded as a client folds them.
 json fold_stream(const ocml::response_template& t, std::string_view text,
@@ -230,6 +231,58 @@ TEST(Curated, AModelFolderWithoutAResponseTemplateParsesWithOne) {
   EXPECT_EQ(o["messages"][0]["content"], "Sure.");
   EXPECT_EQ(o["messages"][0]["tool_calls"][0]["function"]["name"], "f");
   std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+
+namespace {
+
+// A ChatML template with reasoning and <tool_call> JSON calls, written here (the reference
+// templates are checked by the Python tests when ../shared is present).
+constexpr const char* kChatml =
+    "{% for m in messages %}<|im_start|>{{ m.role }}\n"
+    "{% if m.reasoning_content %}<think>\n{{ m.reasoning_content }}\n</think>\n\n{% endif %}"
+    "{{ m.content }}"
+    "{% for c in m.tool_calls or [] %}\n<tool_call>\n{\"name\": \"{{ c.function.name }}\", "
+    "\"arguments\": {{ c.function.arguments | tojson }}}\n</tool_call>{% endfor %}"
+    "<|im_end|>\n{% endfor %}{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}";
+
+TEST(Derive, AChatmlTemplateDerivesAndVerifies) {
+  auto chat = ocml::model_template::from_text(kChatml);
+  ASSERT_TRUE(chat) << chat.error().to_string();
+  auto d = ocml::derive_response_template(*chat);
+  ASSERT_TRUE(d) << d.error().to_string();
+  const json& f = d->response_template["fields"];
+  EXPECT_EQ(f["reasoning_content"]["open"], "<think>");
+  EXPECT_EQ(f["reasoning_content"]["close"], "</think>");
+  EXPECT_EQ(f["content"]["close"], json::array({"<|im_end|>"}));
+  EXPECT_EQ(d->verified,
+            (std::vector<std::string>{"content", "reasoning", "one call", "two calls"}));
+  // The derived template parses a real-shaped output.
+  auto t = ocml::response_template::from_json(d->response_template);
+  ASSERT_TRUE(t);
+  const json m = *parse_every_chunking(
+      *t,
+      "<think>\nhm\n</think>\n\nOk.\n<tool_call>\n{\"name\": \"f\", \"arguments\": {}}\n"
+      "</tool_call><|im_end|>",
+      {.prefix = "<|im_start|>user\nHi<|im_end|>\n<|im_start|>assistant\n"});
+  EXPECT_EQ(ocml::response_to_openai(m)["tool_calls"][0]["function"]["name"], "f");
+}
+
+TEST(Derive, ATemplateThatLosesTypesIsRefusedWithTheProbe) {
+  // Arguments written with Python's str(): True, ['a', 'b'] — no JSON comes back.
+  const std::string lossy =
+      "{% for m in messages %}<|im_start|>{{ m.role }}\n{{ m.content }}"
+      "{% for c in m.tool_calls or [] %}<tool_call>{{ c.function.name }}"
+      "{% for k, v in c.function.arguments.items() %}<p={{ k }}>{{ v }}</p>{% endfor %}"
+      "</tool_call>{% endfor %}<|im_end|>\n{% endfor %}"
+      "{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}";
+  auto chat = ocml::model_template::from_text(lossy);
+  ASSERT_TRUE(chat);
+  auto d = ocml::derive_response_template(*chat);
+  ASSERT_FALSE(d);
+  EXPECT_EQ(d.error().code, ocml::error_code::response_template);
+  EXPECT_NE(d.error().message.find("one call"), std::string::npos) << d.error().message;
 }
 
 }  // namespace

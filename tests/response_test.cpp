@@ -16,7 +16,6 @@ using ocml::test::parse_ok;
 
 namespace {
 
-
 // The guide's SmolLM3 template (ChatML envelope, <think>, <tool_call> JSON).
 const json kSmol = json::parse(R"({
   "defaults": {"role": "assistant"},

@@ -61,7 +61,8 @@ struct format_parse_options {
 /// Where a format's response template came from (format::response_source).
 struct response_choice {
   /// "folder" (the model folder's own), "given" (from_templates'), "curated" (one ocml
-  /// ships, matched by the chat template's fingerprint), "dialect", or "none".
+  /// ships, matched by the chat template's fingerprint), "derived" (from the chat template,
+  /// verified by round trip), "dialect", or "none".
   std::string kind;
   std::string name;  ///< the curated template's or the dialect's name
   std::string why;   ///< one sentence: what was found, what was not

@@ -15,6 +15,7 @@
 #include "interchange/json_util.hpp"
 #include "ocml/convert.hpp"
 #include "ocml/curated.hpp"
+#include "ocml/derive.hpp"
 #include "ocml/response.hpp"
 #include "ocml/template.hpp"
 #include "ocml/template_tokens.hpp"
@@ -109,8 +110,19 @@ response_choice choose_curated(const model_template& chat,
                                std::optional<response_template>& response,
                                const std::string& why_not_own) {
   const curated_template* t = match_curated(chat.source());
-  if (t == nullptr)
-    return {"none", "", why_not_own + "; no curated template's fingerprint matches"};
+  if (t == nullptr) {
+    // No family matched: a template derived from the chat template, if one verifies.
+    auto d = derive_response_template(chat);
+    std::string why = why_not_own + "; no curated template's fingerprint matches";
+    if (!d) return {"none", "", why + "; derivation: " + d.error().message};
+    auto r = response_template::from_json(d->response_template);
+    if (!r) return {"none", "", why + "; the derived template does not load"};
+    response = std::move(r).value();
+    std::string verified;
+    for (const auto& v : d->verified) verified += (verified.empty() ? "" : ", ") + v;
+    return {"derived", "",
+            why + "; derived from the chat template, verified by round trip (" + verified + ")"};
+  }
   auto r = response_template::from_text(t->text);
   if (!r) {  // the project's own file: the tests load every one
     return {"none", t->name, "curated " + t->name + " does not load: " + r.error().message};

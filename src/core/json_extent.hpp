@@ -23,24 +23,35 @@ class json_extent {
     not_object,  ///< The first non-space byte was not '{'.
   };
 
-  void reset() noexcept { *this = json_extent{}; }
+  json_extent() = default;
+  /// `arrays`: a top-level array is a value too (its state is still `object`).
+  explicit json_extent(bool arrays) noexcept : arrays_(arrays) {}
 
-  void feed(std::string_view s) noexcept {
-    for (const char c : s) {
+  void reset() noexcept { *this = json_extent{arrays_}; }
+
+  void feed(std::string_view s) noexcept { (void)feed_until_complete(s); }
+
+  /// Feeds `s` up to the byte that completes the value: the bytes read (all of `s` when the
+  /// value does not complete in it).
+  std::size_t feed_until_complete(std::string_view s) noexcept {
+    for (std::size_t i = 0; i < s.size(); ++i) {
+      const char c = s[i];
       switch (st_) {
         case state::before:
           if (c == ' ' || c == '\t' || c == '\n' || c == '\r') break;
-          st_ = c == '{' ? state::object : state::not_object;
+          st_ = c == '{' || (arrays_ && c == '[') ? state::object : state::not_object;
           depth_ = 1;
           break;
         case state::object:
           object_byte(c);
+          if (st_ == state::complete) return i + 1;
           break;
         case state::complete:
         case state::not_object:
-          return;
+          return i;
       }
     }
+    return s.size();
   }
 
   [[nodiscard]] state current() const noexcept { return st_; }
@@ -72,6 +83,7 @@ class json_extent {
   std::size_t depth_ = 0;
   bool string_ = false;
   bool escape_ = false;
+  bool arrays_ = false;
 };
 
 /// The offset of the first '[' or '{' of `text` (JSON or not) that opens nesting deeper than

@@ -136,43 +136,16 @@ void executor::trim_buffer() {
 }
 
 std::size_t executor::json_end() {
-  json_scan& j = scan_;
-  if (j.off || j.end != static_cast<std::size_t>(-1)) return j.end;
-  const std::size_t end = base_ + buf_.size();
-  for (std::size_t i = std::max(j.at, pos_); i < end; ++i) {
-    const char c = buf_[i - base_];
-    if (!j.started) {
-      if (c == ' ' || c == '\n' || c == '\r' || c == '\t') continue;
-      if (c != '{' && c != '[') {
-        j.off = true;
-        return j.end;
-      }
-      j.started = true;
-      j.depth = 1;
-      continue;
-    }
-    if (j.in_string) {
-      if (j.escaped) {
-        j.escaped = false;
-      } else if (c == '\\') {
-        j.escaped = true;
-      } else if (c == '"') {
-        j.in_string = false;
-      }
-      continue;
-    }
-    if (c == '"') {
-      j.in_string = true;
-    } else if (c == '{' || c == '[') {
-      ++j.depth;
-    } else if ((c == '}' || c == ']') && --j.depth == 0) {
-      j.end = i + 1;
-      j.at = i + 1;
-      return j.end;
-    }
+  using st = detail::json_extent::state;
+  if (scan_end_ != static_cast<std::size_t>(-1) || scan_.current() == st::not_object) {
+    return scan_end_;
   }
-  j.at = end;
-  return j.end;
+  const std::size_t from = std::max(scan_at_, pos_);
+  const std::string_view rest = std::string_view(buf_).substr(from - base_);
+  const std::size_t n = scan_.feed_until_complete(rest);
+  scan_at_ = from + n;
+  if (scan_.complete()) scan_end_ = scan_at_;
+  return scan_end_;
 }
 
 std::string executor::as_written() const {
@@ -384,8 +357,9 @@ void executor::open_region(int field, captures caps) {
   opened_ = true;
   body_at_ = pos_;
   body_lc_ = lc_;
-  scan_ = json_scan{};
-  scan_.at = pos_;
+  scan_.reset();
+  scan_at_ = pos_;
+  scan_end_ = static_cast<std::size_t>(-1);
   response_event e;
   e.kind = response_event_kind::region_open;
   e.span = {pos_, pos_};

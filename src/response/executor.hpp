@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/json_extent.hpp"
 #include "core/line_tracker.hpp"
 #include "ocml/response.hpp"
 #include "response/content.hpp"
@@ -79,17 +80,11 @@ class executor {
   std::size_t body_at_ = 0;
   detail::position body_lc_;
   captures caps_;
-  std::string open_text_;   // the open region's opening delimiter
-  std::string close_text_;  // and its closing one, while it closes
-  struct json_scan {
-    std::size_t at = 0;  // absolute offset of the next byte to scan
-    std::size_t depth = 0;
-    bool started = false;
-    bool in_string = false;
-    bool escaped = false;
-    bool off = false;  // the body is no JSON object or array: never ends here
-    std::size_t end = static_cast<std::size_t>(-1);
-  } scan_;
+  std::string open_text_;           // the open region's opening delimiter
+  std::string close_text_;          // and its closing one, while it closes
+  detail::json_extent scan_{true};  // x-ocml-json-end: the body's JSON so far
+  std::size_t scan_at_ = 0;         // absolute offset of the next byte to scan
+  std::size_t scan_end_ = static_cast<std::size_t>(-1);
   bool answered_ = false;  // a field without x-ocml-once has taken a byte that is not white
   json output_;
   bool from_prefix_ = false;

@@ -110,6 +110,9 @@ struct formats_args {
 };
 /// `ocml formats [--json] [--explain PATH] [--print NAME]`.
 int run_formats(const formats_args& a);
+/// `ocml template derive PATH`: the response template derived from a chat template and
+/// verified by round trip (what was found and verified on stderr unless `quiet`).
+int run_template_derive(const std::string& path, bool quiet);
 /// `ocml parse --response-template`: the message, as transformers' parse_response returns it.
 int run_parse_response(const parse_args& a);
 /// `validate -d model:PATH`: each file parsed by the model's response template.

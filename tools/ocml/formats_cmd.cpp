@@ -1,13 +1,16 @@
 // SPDX-License-Identifier: Apache-2.0
 // `ocml formats`: the dialects and the curated response templates, and which response
 // template a model folder parses with.
+#include <filesystem>
 #include <iostream>
 
 #include "commands.hpp"
 #include "ocml/curated.hpp"
+#include "ocml/derive.hpp"
 #include "ocml/dialect.hpp"
 #include "ocml/format.hpp"
 #include "ocml/json.hpp"
+#include "ocml/template.hpp"
 
 namespace ocml::cli {
 
@@ -68,6 +71,29 @@ int run_formats(const formats_args& a) {
   for (const auto& t : curated_templates()) {
     std::cout << "  " << t.name << '\t' << t.family << "\t[" << curated_reason(t) << "]\n";
   }
+  return 0;
+}
+
+int run_template_derive(const std::string& path, bool quiet) {
+  namespace fs = std::filesystem;
+  fs::path file = path;
+  std::error_code ec;
+  if (fs::is_directory(file, ec)) file /= "tokenizer_config.json";
+  auto chat = model_template::from_file(file.string());
+  if (!chat) {
+    print_diag(chat.error());
+    return 1;
+  }
+  auto d = derive_response_template(*chat);
+  if (!d) {
+    print_diag(d.error());
+    return 1;
+  }
+  if (!quiet) {
+    for (const auto& f : d->found) std::cerr << "found: " << f << '\n';
+    for (const auto& v : d->verified) std::cerr << "verified: " << v << '\n';
+  }
+  std::cout << dump_json(d->response_template, 2) << '\n';
   return 0;
 }
 

@@ -287,11 +287,19 @@ int main(int argc, char** argv) {
   formats->add_option("--explain", fa.explain, "a model folder (or its tokenizer_config.json)");
   formats->add_option("--print", fa.print, "a curated template's name: print its JSON");
 
+  auto* tmpl = app.add_subcommand("template", "chat templates: derive a response template");
+  std::string derive_path;
+  auto* derive =
+      tmpl->add_subcommand("derive",
+                           "the response template derived from a chat template (a model folder, a "
+                           "tokenizer_config.json or a .jinja file), verified by round trip");
+  derive->add_option("path", derive_path, "model folder or file")->required();
+
   ocml::cli::tokens_args ta;
   const auto tokens = ocml::cli::add_tokens_commands(app, ta);
 
   bool quiet = false;
-  for (auto* sub : {render, parse, stream, validate, view, conv}) {
+  for (auto* sub : {render, parse, stream, validate, view, conv, derive}) {
     sub->add_flag("-q,--quiet", quiet,
                   "print no warnings (a batch still ends with one count per warning code)");
   }
@@ -323,6 +331,7 @@ int main(int argc, char** argv) {
     if (*conv) return ocml::cli::run_convert(ca);
     if (*list) return ocml::cli::run_dialects(list_json);
     if (*formats) return ocml::cli::run_formats(fa);
+    if (*derive) return ocml::cli::run_template_derive(derive_path, quiet);
     if (*tokens.encode) return ocml::cli::run_tokens_encode(ta);
     if (*tokens.decode) return ocml::cli::run_tokens_decode(ta);
     if (*tokens.check) return ocml::cli::run_tokens_check(ta);
