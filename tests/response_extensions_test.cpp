@@ -112,9 +112,16 @@ TEST(ResponseExtensions, OnceOpensOnlyBeforeTheAnswer) {
   // The prompt's empty block does not count: the model may still open its own (QwQ).
   EXPECT_EQ(parse_ok(spec, "<think>a</think>x", {.prefix = "<think></think>"}),
             json::parse(R"({"reasoning": "a", "content": "x"})"));
-  // A region the prompt opened and closed gives no value: it is the prompt's.
+  // A region the prompt opened and closed gives no value: it is the prompt's, and the
+  // stream does not send it either; one the generation goes on with keeps the prompt's part.
   EXPECT_EQ(parse_ok(spec, "x", {.prefix = "<think>budget 0</think>"}),
             json::parse(R"({"content": "x"})"));
+  const json folded = fold_stream(load(spec), "x", {.prefix = "<think>budget 0</think>"});
+  EXPECT_EQ(folded["reasoning"], "");
+  EXPECT_EQ(folded["content"], "x");
+  EXPECT_EQ(parse_ok(spec, "fix</think>x", {.prefix = "<think>pre"})["reasoning"], "prefix");
+  EXPECT_EQ(fold_stream(load(spec), "fix</think>x", {.prefix = "<think>pre"})["reasoning"],
+            "prefix");
 }
 
 TEST(ResponseExtensions, SkipReadsStrayMarkersAsStructure) {

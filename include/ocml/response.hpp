@@ -205,6 +205,8 @@ class response_projection {
   delta_kind kind_ = delta_kind::text;
   std::string held_;  // white space (or a cut character) not yet sent
   std::size_t held_at_ = 0;
+  std::string prefix_text_;  // the open region's text from the prompt, until it goes on
+  std::size_t prefix_at_ = 0;
   std::size_t calls_ = 0;
 };
 

@@ -178,6 +178,26 @@ void response_projection::operator()(const response_event& e) {
     d.channel = "final";
     sink_(d);
   }
+  // The prompt's text of a region is sent only if the region goes on into the generation:
+  // one the prompt also closed (an empty think block, Seed-OSS's budget note) is the
+  // prompt's, as the parse says (issue 26).
+  if (e.from_prefix) {
+    if (e.kind == response_event_kind::region_chunk && !e.dirty &&
+        (e.field == "content" || is_reasoning(e.field))) {
+      if (prefix_text_.empty()) prefix_at_ = e.span.begin;
+      prefix_text_.append(e.text);
+      return;
+    }
+    if (e.kind == response_event_kind::region_close) {
+      prefix_text_.clear();
+      held_.clear();
+      return;
+    }
+  } else if (!prefix_text_.empty()) {
+    const std::string t = std::move(prefix_text_);
+    prefix_text_.clear();
+    text(kind_, t, prefix_at_);
+  }
   switch (e.kind) {
     case response_event_kind::region_open:
       started_ = false;

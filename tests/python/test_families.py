@@ -105,8 +105,8 @@ def test_the_families_real_outputs_parse_and_stream_the_same():
     for counts in scores.values():
         total.update(counts)
     assert total["cases"] == 219
-    # Session 16: 170 of 219 (27 cases have no reference chat template to pick with).
-    assert total["passed"] >= 170, dict(total)
+    # Session 16: 172 of 219 (27 cases have no reference chat template to pick with).
+    assert total["passed"] >= 172, dict(total)
     for family, counts in scores.items():
         if counts["refused"] < counts["cases"]:
             assert counts["passed"] >= (counts["cases"] - counts["refused"]) * 2 // 3, \
