@@ -184,6 +184,46 @@ TEST(ResponseExecutor, StreamedChunksCarryJoinSeparatorsAndFoldToTheParse) {
   EXPECT_EQ(fold_stream(load(raw), "  a  ")["content"], "  a  ");
 }
 
+TEST(ResponseExecutor, XmlParametersStreamAsTheyCompleteAndConcatenateToTheArguments) {
+  const json spec = json::parse(R"({"fields": {
+    "tool_calls": {"open_pattern": "<function=(?P<name>\\w+)>", "close": "</function>",
+                   "repeats": true, "content": "xml-inline",
+                   "content_args": {"tag_pattern":
+                     "<parameter=(?P<key>\\w+)>(?P<value>.*?)</parameter>\\s*"},
+                   "transform": {"type": "function",
+                                 "function": {"name": "{name}", "arguments": "{content}"}}},
+    "content": {"content_args": {"strip": false}}}})");
+  const json tools = json::parse(R"([{"type": "function", "function": {"name": "f",
+    "parameters": {"type": "object", "properties": {"n": {"type": "integer"}}}}}])");
+  const std::string out =
+      "<function=f><parameter=n>7</parameter><parameter=s>a \"b\"</parameter></function>";
+  const auto t = load(spec);
+  std::vector<std::pair<std::size_t, std::string>> args;  // (bytes read, delta)
+  std::size_t read = 0;
+  std::string name;
+  ocml::response_projection proj([&](const ocml::delta& d) {
+    if (d.kind == ocml::delta_kind::call_begin) name = std::string(d.name);
+    if (d.kind == ocml::delta_kind::call_arguments) args.emplace_back(read, std::string(d.text));
+  });
+  ocml::response_parser p(t, {.tools = &tools}, [&](const ocml::response_event& e) { proj(e); });
+  for (char c : out) {
+    ++read;
+    p.push(std::string_view(&c, 1));
+  }
+  const auto m = p.finish();
+  ASSERT_TRUE(m);
+  EXPECT_EQ(name, "f");
+  // The first parameter as soon as it is complete; the last one's trailing \s* is still
+  // open when </function> arrives, so it comes with the close, and the closing brace.
+  ASSERT_EQ(args.size(), 2U);
+  EXPECT_EQ(args[0].second, R"({"n":7)");  // typed by the schema as the close types it
+  // Sent as soon as the byte after its close showed the tag was over.
+  EXPECT_LE(args[0].first, out.find("<parameter=s>") + 2);
+  std::string all;
+  for (const auto& a : args) all += a.second;
+  EXPECT_EQ(all, ocml::response_to_openai(*m)["tool_calls"][0]["function"]["arguments"]);
+}
+
 TEST(ResponseExecutor, AFieldMatchedTwiceKeepsBothInParseAndStream) {
   const json spec = json::parse(R"({"fields": {
     "reasoning": {"open": "<think>", "close": "</think>"},

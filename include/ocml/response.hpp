@@ -76,10 +76,14 @@ enum class response_event_kind : std::uint8_t {
   region_close,  ///< The region ended; `value` is its parsed, transformed value.
   unclaimed,     ///< Bytes outside every region (the template has no implicit field).
   diagnostic,    ///< An error or a warning (`diag`).
+  /// A part of a call's arguments is complete before its region closes (an XML-style
+  /// parameter): `value` is {"key", "value"}, typed as the close will type it. The
+  /// region_close value holds it too.
+  region_item,
 };
 
 /// "history", "structure", "region_open", "region_chunk", "region_close", "unclaimed",
-/// "diagnostic".
+/// "diagnostic", "region_item".
 [[nodiscard]] std::string_view response_event_name(response_event_kind k) noexcept;
 
 /// One event. Views and pointers are valid only during the callback.
@@ -101,6 +105,8 @@ struct response_event {
   /// (empty for the first), and whether the field's text parser strips its value.
   std::string_view separator;
   bool strip = true;
+  /// region_open of a call whose arguments arrive as region_item events: the call's name.
+  std::string_view call_name;
 };
 
 /// One event as a JSON object, as `ocml stream -d model:PATH` writes it (no `--events`):
@@ -197,6 +203,9 @@ class response_projection {
  private:
   void text(delta_kind k, std::string_view t, std::size_t offset);
   void call(const json& value, std::size_t offset);
+  void finish_call(const json& value, std::size_t offset);
+  void begin_call(const std::string& id, const std::string& name, std::size_t offset);
+  void end_call(const std::string& args, std::size_t offset);
   call_ids ids_;
   sink sink_;
   bool begun_ = false;
@@ -207,6 +216,8 @@ class response_projection {
   std::size_t held_at_ = 0;
   std::string prefix_text_;  // the open region's text from the prompt, until it goes on
   std::size_t prefix_at_ = 0;
+  bool streaming_call_ = false;  // a call begun at its region's open
+  std::string streamed_args_;    // the arguments sent so far
   std::size_t calls_ = 0;
 };
 

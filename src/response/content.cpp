@@ -159,12 +159,6 @@ bool parse_xml_inline(std::string_view body, const content_spec& c, json& out, c
   out = json::object();
   regex_match m;
   std::size_t at = 0;
-  const bool has_value = [&] {
-    for (const auto& n : c.tag->names()) {
-      if (n == "value") return true;
-    }
-    return false;
-  }();
   while (at <= body.size()) {
     const search_status st = c.tag->search(body, at, false, m);
     if (st == search_status::limit) {
@@ -172,23 +166,19 @@ bool parse_xml_inline(std::string_view body, const content_spec& c, json& out, c
       return false;
     }
     if (st == search_status::none) break;
-    const std::string* key = nullptr;
-    const std::string* value = nullptr;
-    for (const auto& [n, v] : m.groups) {
-      if (n == "key") key = &v;
-      if (n == "value") value = &v;
-    }
-    const std::string empty;
-    if (key != nullptr) {
-      json v;
-      if (!sub_parse(has_value ? value : &empty, c.value_parser.get(), v, err)) return false;
-      auto it = out.find(*key);
+    std::string key;
+    json v;
+    err.text.clear();
+    if (xml_item(m, c, key, v, err)) {
+      auto it = out.find(key);
       if (it != out.end() && c.merge_duplicates) {
         if (!it->is_array()) *it = json::array({*it});
         it->push_back(std::move(v));
       } else {
-        out[*key] = std::move(v);
+        out[key] = std::move(v);
       }
+    } else if (!err.text.empty()) {
+      return false;
     }
     at = m.end > m.start ? m.end : m.end + 1;
   }
@@ -498,13 +488,8 @@ void json_untyped_values(json& value, const tool_params& tools) {
   const auto name = fn.find("name");
   const auto args = fn.find("arguments");
   if (args == fn.end() || !args->is_object()) return;
-  const auto tool =
-      name != fn.end() && name->is_string() ? tools.find(name->get<std::string>()) : tools.end();
-  for (auto& [key, arg] : args->items()) {
-    if (!arg.is_string()) continue;
-    if (tool != tools.end() && tool->second.contains(key)) continue;  // the schema decided
-    if (auto v = detail::try_parse_json(arg.get<std::string>())) arg = std::move(*v);
-  }
+  const std::string tool = name != fn.end() && name->is_string() ? name->get<std::string>() : "";
+  for (auto& [key, arg] : args->items()) json_untyped_argument(tool, key, arg, tools);
 }
 
 bool declared_calls(const json& value, const tool_params& tools) {
@@ -535,21 +520,50 @@ void coerce_tool_calls(json& value, const tool_params& tools) {
   auto args = fn->find("arguments");
   if (args == fn->end()) args = fn->find("parameters");
   if (name == fn->end() || !name->is_string() || args == fn->end() || !args->is_object()) return;
-  const auto tool = tools.find(name->get<std::string>());
+  const std::string tool = name->get<std::string>();
+  for (auto& [key, arg] : args->items()) coerce_argument(tool, key, arg, tools);
+}
+
+void coerce_argument(const std::string& tool_name, const std::string& key, json& arg,
+                     const tool_params& tools) {
+  const auto tool = tools.find(tool_name);
   if (tool == tools.end() || tool->second.empty()) return;
-  for (auto& [key, arg] : args->items()) {
-    const auto prop = tool->second.find(key);
-    if (prop == tool->second.end()) continue;
-    const auto types = schema_types(*prop);
-    if (types.empty()) continue;
-    if (arg.is_string()) {
-      arg = coerce(arg.get<std::string>(), types);
-    } else if (arg.is_array()) {
-      for (auto& item : arg) {
-        if (item.is_string()) item = coerce(item.get<std::string>(), types);
-      }
+  const auto prop = tool->second.find(key);
+  if (prop == tool->second.end()) return;
+  const auto types = schema_types(*prop);
+  if (types.empty()) return;
+  if (arg.is_string()) {
+    arg = coerce(arg.get<std::string>(), types);
+  } else if (arg.is_array()) {
+    for (auto& item : arg) {
+      if (item.is_string()) item = coerce(item.get<std::string>(), types);
     }
   }
+}
+
+void json_untyped_argument(const std::string& tool_name, const std::string& key, json& arg,
+                           const tool_params& tools) {
+  if (!arg.is_string()) return;
+  const auto tool = tools.find(tool_name);
+  if (tool != tools.end() && tool->second.contains(key)) return;  // the schema decided
+  if (auto v = detail::try_parse_json(arg.get<std::string>())) arg = std::move(*v);
+}
+
+bool xml_item(const regex_match& m, const content_spec& c, std::string& key, json& value,
+              content_error& err) {
+  const std::string* k = nullptr;
+  const std::string* v = nullptr;
+  bool has_value = false;
+  for (const auto& n : c.tag->names()) has_value = has_value || n == "value";
+  for (const auto& [n, x] : m.groups) {
+    if (n == "key") k = &x;
+    if (n == "value") v = &x;
+  }
+  if (k == nullptr) return false;
+  const std::string empty;
+  if (!sub_parse(has_value ? v : &empty, c.value_parser.get(), value, err)) return false;
+  key = *k;
+  return true;
 }
 
 }  // namespace ocml::resp

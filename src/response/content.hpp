@@ -43,6 +43,17 @@ using tool_params = std::unordered_map<std::string, json>;
 /// schema declares, as transformers does.
 void coerce_tool_calls(json& value, const tool_params& tools);
 
+/// One argument of a call to `tool_name` cast as coerce_tool_calls casts it.
+void coerce_argument(const std::string& tool_name, const std::string& key, json& arg,
+                     const tool_params& tools);
+/// One argument no schema types read as JSON where it is JSON (json_untyped_values).
+void json_untyped_argument(const std::string& tool_name, const std::string& key, json& arg,
+                           const tool_params& tools);
+/// An xml-inline tag match as its key and parsed value (false: no key, or the value parser
+/// failed with `err`).
+[[nodiscard]] bool xml_item(const regex_match& m, const content_spec& c, std::string& key,
+                            json& value, content_error& err);
+
 /// True when every call of `value` (a call or a list of them, in the shapes a transform
 /// builds) names a tool of `tools`.
 [[nodiscard]] bool declared_calls(const json& value, const tool_params& tools);

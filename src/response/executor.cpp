@@ -148,6 +148,44 @@ std::size_t executor::json_end() {
   return scan_end_;
 }
 
+void executor::scan_items(std::string_view added) {
+  const std::size_t pending = body_.size() - item_at_;
+  const std::size_t grown = body_.size() - item_seen_;
+  const bool closer = added.find_first_of("<>") != std::string_view::npos && pending <= 512;
+  if (!closer && grown < std::max<std::size_t>(32, pending / 4)) return;
+  item_seen_ = body_.size();
+  const field_spec& f = spec_->fields[static_cast<std::size_t>(current_)];
+  while (itemize_ && item_at_ <= body_.size()) {
+    regex_match m;
+    if (f.content.tag->search(body_, item_at_, true, m) != search_status::found || m.partial) {
+      return;
+    }
+    std::string key;
+    json item = json::object();
+    json value;
+    content_error err;
+    if (!xml_item(m, f.content, key, value, err)) {
+      if (!err.text.empty()) itemize_ = false;  // the close says why
+    } else if (std::find(item_keys_.begin(), item_keys_.end(), key) != item_keys_.end()) {
+      itemize_ = false;  // a repeated key: the close has the merged value
+      return;
+    } else {
+      if (has_tools_) coerce_argument(item_tool_, key, value, tools_);
+      if (f.untyped_json) json_untyped_argument(item_tool_, key, value, tools_);
+      item_keys_.push_back(key);
+      item["key"] = key;
+      item["value"] = std::move(value);
+      response_event e;
+      e.kind = response_event_kind::region_item;
+      e.span = {pos_, pos_};
+      e.field = f.name;
+      e.value = &item;
+      emit(e);
+    }
+    item_at_ = m.end > m.start ? m.end : m.end + 1;
+  }
+}
+
 std::string executor::as_written() const {
   return open_text_ + body_ + close_text_;
 }
@@ -335,6 +373,7 @@ void executor::accumulate(std::size_t from, std::size_t to) {
   }
   lc_ = detail::advance(lc_, bytes(from, to));
   pos_ = to;
+  if (itemize_ && current_ >= 0) scan_items(bytes(from, to));
 }
 
 void executor::structure(std::size_t from, std::size_t to, int field) {
@@ -366,6 +405,18 @@ void executor::open_region(int field, captures caps) {
   const field_spec& f = spec_->fields[static_cast<std::size_t>(field)];
   e.field = f.name;
   e.strip = f.content.strip;
+  itemize_ = false;
+  item_at_ = item_seen_ = 0;
+  item_keys_.clear();
+  if (!f.stream_name.empty()) {
+    for (const auto& [n, v] : caps_) {
+      if (n == f.stream_name) item_tool_ = v;
+    }
+    // A call to an undeclared tool that will be text is not begun.
+    itemize_ =
+        !item_tool_.empty() && !(f.declared_only && has_tools_ && !tools_.contains(item_tool_));
+    if (itemize_) e.call_name = item_tool_;
+  }
   if (f.join) {
     const auto it = output_.find(f.name);
     if (it != output_.end() && it->is_string()) e.separator = *f.join;

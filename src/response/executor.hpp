@@ -56,6 +56,10 @@ class executor {
   // The kept text of a region whose body did not parse: its delimiters and body as written.
   [[nodiscard]] std::string as_written() const;
   void trim_buffer();
+  // A call's XML-style parameters complete so far, as region_item events. A look re-reads
+  // the pending body, so it happens when the bytes added hold '<' or '>' (while at most 512
+  // bytes are pending) or the body grew by a quarter: O(1) amortized work per byte.
+  void scan_items(std::string_view added);
   // The text is a literal that closes the implicit field (the end of the message).
   [[nodiscard]] bool ends_message(std::string_view text) const;
   void emit(response_event& e);
@@ -85,7 +89,13 @@ class executor {
   detail::json_extent scan_{true};  // x-ocml-json-end: the body's JSON so far
   std::size_t scan_at_ = 0;         // absolute offset of the next byte to scan
   std::size_t scan_end_ = static_cast<std::size_t>(-1);
-  bool answered_ = false;  // a field without x-ocml-once has taken a byte that is not white
+  bool answered_ = false;
+  bool itemize_ = false;       // the open region's parameters stream as region_item events
+  std::string item_tool_;      // its call's name
+  std::size_t item_at_ = 0;    // body_ offset the next parameter is looked for from
+  std::size_t item_seen_ = 0;  // body_ size at the last look
+  std::vector<std::string>
+      item_keys_;  // a field without x-ocml-once has taken a byte that is not white
   json output_;
   bool from_prefix_ = false;
   bool finished_ = false;

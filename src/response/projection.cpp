@@ -151,23 +151,53 @@ void response_projection::call(const json& value, std::size_t offset) {
     if (!t.empty()) sink_(d);
     return;
   }
-  const std::string id = call_id(value, calls_, ids_);
-  const std::string name = name_of(*fn);
-  const std::string args = arguments_text(*fn);
+  begin_call(call_id(value, calls_, ids_), name_of(*fn), offset);
+  end_call(arguments_text(*fn), offset);
+}
+
+void response_projection::begin_call(const std::string& id, const std::string& name,
+                                     std::size_t offset) {
   delta d;
+  d.kind = delta_kind::call_begin;
   d.offset = offset;
-  d.call_index = calls_++;
+  d.call_index = calls_;
   d.call_id = id;
   d.name = name;
   d.recipient = name;
-  d.kind = delta_kind::call_begin;
   sink_(d);
-  d.kind = delta_kind::call_arguments;
-  d.text = args;
-  sink_(d);
+}
+
+void response_projection::end_call(const std::string& args, std::size_t offset) {
+  delta d;
+  d.offset = offset;
+  d.call_index = calls_++;
+  if (!args.empty()) {
+    d.kind = delta_kind::call_arguments;
+    d.text = args;
+    sink_(d);
+  }
   d.kind = delta_kind::call_end;
   d.text = {};
   sink_(d);
+}
+
+void response_projection::finish_call(const json& value, std::size_t offset) {
+  // The arguments sent so far are the start of the final ones (each parameter typed as the
+  // close types it): the rest follows, normally "}".
+  const json* fn = function_of(value);
+  const std::string args = fn != nullptr ? arguments_text(*fn) : std::string("{}");
+  end_call(args.starts_with(streamed_args_) ? args.substr(streamed_args_.size())
+           : streamed_args_.empty()         ? args
+                                            : std::string("}"),
+           offset);
+  if (fn == nullptr && !value.is_null()) {
+    const std::string t = text_of(value);  // not a call after all: its text, not lost
+    delta d;
+    d.kind = delta_kind::text;
+    d.offset = offset;
+    d.text = t;
+    if (!t.empty()) sink_(d);
+  }
 }
 
 void response_projection::operator()(const response_event& e) {
@@ -204,11 +234,31 @@ void response_projection::operator()(const response_event& e) {
       held_.clear();
       strip_ = e.strip;
       kind_ = is_reasoning(e.field) ? delta_kind::reasoning : delta_kind::text;
+      if (!e.call_name.empty() && e.field == "tool_calls") {
+        // A call whose arguments stream: its id and name first, as OpenAI sends them.
+        streaming_call_ = true;
+        streamed_args_.clear();
+        begin_call(ids_(calls_), std::string(e.call_name), e.span.begin);
+        return;
+      }
       if (!e.separator.empty() && (e.field == "content" || is_reasoning(e.field))) {
         delta d;  // what `join` puts between this match and the last (issue 26)
         d.kind = kind_;
         d.offset = e.span.begin;
         d.text = e.separator;
+        sink_(d);
+      }
+      return;
+    case response_event_kind::region_item:
+      if (streaming_call_ && e.value != nullptr && e.value->is_object()) {
+        std::string t = streamed_args_.empty() ? "{" : ",";
+        t += dump_json((*e.value)["key"]) + ":" + dump_json((*e.value)["value"]);
+        streamed_args_ += t;
+        delta d;
+        d.kind = delta_kind::call_arguments;
+        d.offset = e.span.begin;
+        d.call_index = calls_;
+        d.text = t;
         sink_(d);
       }
       return;
@@ -219,7 +269,10 @@ void response_projection::operator()(const response_event& e) {
       return;
     case response_event_kind::region_close:
       held_.clear();
-      if (e.field == "tool_calls" && e.value != nullptr) {
+      if (streaming_call_) {
+        streaming_call_ = false;
+        finish_call(e.value != nullptr ? *e.value : json(), e.span.begin);
+      } else if (e.field == "tool_calls" && e.value != nullptr) {
         call(*e.value, e.span.begin);
       } else if (e.value != nullptr && e.field == "content" && !e.value->is_string()) {
         const std::string t = dump_json(*e.value);  // structured content: sent whole

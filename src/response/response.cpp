@@ -23,6 +23,8 @@ std::string_view response_event_name(response_event_kind k) noexcept {
       return "unclaimed";
     case response_event_kind::diagnostic:
       return "diagnostic";
+    case response_event_kind::region_item:
+      return "region_item";
   }
   return "";
 }
@@ -118,6 +120,7 @@ json response_event_json(const response_event& e) {
       j["text"] = e.text;
       break;
     case response_event_kind::region_close:
+    case response_event_kind::region_item:
       j["value"] = *e.value;
       break;
     case response_event_kind::diagnostic:

@@ -278,6 +278,19 @@ field_spec load_field(const std::string& name, const json& f) {
     if (!fs.repeats) fail(scope + ": 'join' requires 'repeats': true");
     fs.join = join->get<std::string>();
   }
+  // {"type": "function", "function": {"name": "{X}", "arguments": "{content}"}} over
+  // xml-inline content: a call named by capture X, its arguments streamable.
+  if (fs.transform && fs.content.type == content_type::xml_inline && fs.transform->is_object()) {
+    const auto fn = fs.transform->find("function");
+    const json& call = fn != fs.transform->end() && fn->is_object() ? *fn : *fs.transform;
+    const auto name = call.find("name");
+    const auto args = call.find("arguments");
+    if (name != call.end() && args != call.end() && *args == "{content}" && name->is_string() &&
+        is_placeholder(name->get_ref<const std::string&>())) {
+      const auto& n = name->get_ref<const std::string&>();
+      fs.stream_name = n.substr(1, n.size() - 2);
+    }
+  }
   fs.json_end = get_bool(f, "x-ocml-json-end", false, scope);
   if (fs.json_end && fs.content.type != content_type::json) {
     fail(scope + ": 'x-ocml-json-end' needs 'content': 'json'");

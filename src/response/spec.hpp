@@ -67,6 +67,9 @@ struct field_spec {
   bool declared_only = false;  // x-ocml-declared-tools-only: other calls are text
   bool skip = false;           // one of x-ocml-skip's literals: structure, no region
   bool untyped_json = false;   // x-ocml-untyped-values "json": values no schema types, as JSON
+  // A call whose arguments are XML-style parameters, named by this capture: its arguments
+  // stream parameter by parameter (region_item events).
+  std::string stream_name;
   [[nodiscard]] bool implicit() const noexcept { return open.none(); }
 };
 

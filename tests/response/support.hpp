@@ -30,6 +30,9 @@ struct response_run {
   std::vector<response_event_kind> kinds;
   std::vector<std::string> log;  // describe() of each event, text of a run merged
   std::string chunks;            // region_chunk text, all fields
+  /// region_item values, in order: the same at every chunking (their place among the
+  /// chunks is not, as OpenAI deltas' boundaries are not, so they stay out of `log`).
+  std::vector<std::string> items;
 };
 
 /// Feeds `generation` in pieces of `chunk` bytes (0: whole).
@@ -51,6 +54,10 @@ inline response_run run_response(const response_template& t, std::string_view ge
   const std::size_t total = o.prefix.size() + generation.size();
   bool tiles = true;
   response_parser p(t, o, [&](const response_event& e) {
+    if (e.kind == response_event_kind::region_item) {
+      r.items.push_back(std::string(e.field) + " " + e.value->dump());
+      return;
+    }
     r.kinds.push_back(e.kind);
     if (e.span.end > e.span.begin) {
       tiles = tiles && e.span.begin == next;
@@ -101,6 +108,7 @@ inline result<json> parse_every_chunking(const response_template& t, std::string
     const response_run r = run_response(t, generation, o, c);
     EXPECT_EQ(outcome(r.message), outcome(whole.message)) << "chunk size " << c;
     EXPECT_EQ(r.log, whole.log) << "chunk size " << c;
+    EXPECT_EQ(r.items, whole.items) << "chunk size " << c;
     if (::testing::Test::HasFailure()) break;
   }
   return whole.message;

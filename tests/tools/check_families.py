@@ -128,8 +128,12 @@ def check_stream(case: dict, fmt, chat, one_shot: dict) -> tuple[bool, str]:
             chunks += d.finish()
     except ocml.Error as e:
         return False, f"streamed: {e.code}: {e.message[:120]}"
-    got, want = norm_message(fold(chunks)), norm_message(one_shot)
-    if got == want:
+    folded = fold(chunks)
+    got, want = norm_message(folded), norm_message(one_shot)
+    # The argument deltas concatenate to exactly the one-shot arguments, byte for byte.
+    raw_got = [c["function"]["arguments"] for c in folded["tool_calls"]]
+    raw_want = [c.get("function", c).get("arguments") for c in one_shot.get("tool_calls") or []]
+    if got == want and raw_got == raw_want:
         return True, ""
     return False, f"streamed {json.dumps(got, ensure_ascii=False)[:300]}"
 
