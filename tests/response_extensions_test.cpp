@@ -124,6 +124,25 @@ TEST(ResponseExtensions, OnceOpensOnlyBeforeTheAnswer) {
             "prefix");
 }
 
+TEST(ResponseExtensions, InsideOpensWithinAnotherRegionWhichGoesOn) {
+  const json spec = json::parse(R"({"fields": {
+    "reasoning": {"open": "<think>", "close": "</think>", "content_args": {"strip": false}},
+    "tool_calls": {"open": "<call>", "close": "</call>", "repeats": true, "content": "json",
+                   "x-ocml-inside": "reasoning"},
+    "content": {"content_args": {"strip": false}}}})");
+  const std::string out =
+      "<think>Look it up.<call>{\"name\": \"f\", \"arguments\": {}}</call> Done.</think>Answer.";
+  EXPECT_EQ(parse_ok(spec, out), json::parse(R"({"reasoning": "Look it up. Done.",
+    "tool_calls": [{"name": "f", "arguments": {}}], "content": "Answer."})"));
+  const json folded = fold_stream(load(spec), out);
+  EXPECT_EQ(folded["reasoning"], "Look it up. Done.");
+  ASSERT_EQ(folded["calls"].size(), 1U);
+  // Naming a field that does not exist (or the implicit one) is a load error.
+  json bad = spec;
+  bad["fields"]["tool_calls"]["x-ocml-inside"] = "content";
+  EXPECT_FALSE(ocml::response_template::from_json(bad));
+}
+
 TEST(ResponseExtensions, SkipReadsStrayMarkersAsStructure) {
   const json spec = json::parse(R"({"x-ocml-skip": ["<response>", "</response>"], "fields": {
     "content": {"content_args": {"strip": false}}}})");

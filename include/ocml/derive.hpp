@@ -26,6 +26,10 @@ struct derived_template {
   json response_template;          ///< transformers' form (and ocml's x-ocml-* keys)
   std::vector<std::string> found;  ///< one line per marker found ("reasoning: <think> … </think>")
   std::vector<std::string> verified;  ///< the probes that round-tripped
+  /// The same template without ocml's `x-ocml-*` keys (transformers' loader refuses them),
+  /// when it verifies as well; null when the syntax needs an extension (a call that ends
+  /// where its JSON ends, stray markers around the content).
+  json portable;
 };
 
 /// Derives and verifies a response template. Errors: E-RESPONSE-TEMPLATE naming what was

@@ -424,6 +424,19 @@ result<derived_template> derive_response_template(const model_template& chat) {
     return make_error(error_code::response_template,
                       "derived template does not round-trip: " + failed);
   }
+  // The same without ocml's extensions, for transformers' loader, if it still verifies.
+  json portable = d.response_template;
+  portable.erase("x-ocml-skip");
+  for (auto& [name, f] : portable["fields"].items()) {
+    for (auto it = f.begin(); it != f.end();) {
+      it = it.key().starts_with("x-ocml-") ? f.erase(it) : std::next(it);
+    }
+  }
+  if (auto pt = response_template::from_json(portable)) {
+    std::string pfailed;
+    (void)pr.verify(*pt, reasoning.has_value(), calls.has_value(), pfailed);
+    if (pfailed.empty()) d.portable = std::move(portable);
+  }
   return d;
 }
 

@@ -600,6 +600,9 @@ void executor::process(bool eos) {
     if (current_ >= 0 && current_ != spec_->implicit) {
       const field_spec& cf = fields[static_cast<std::size_t>(current_)];
       if (!cf.close.none()) consider(current_, false);
+      for (std::size_t i = 0; i < fields.size(); ++i) {
+        if (fields[i].inside == current_) consider(static_cast<int>(i), true);
+      }
       const std::size_t je = cf.json_end && opened_ ? json_end() : static_cast<std::size_t>(-1);
       // The JSON value's end is a close of no bytes; a delimiter there is taken with it.
       if (je != static_cast<std::size_t>(-1) && je <= hold &&
@@ -630,6 +633,10 @@ void executor::process(bool eos) {
         if (s > pos_) accumulate(pos_, s);
         structure(s, e, best_field);  // the open region goes on after it
       } else if (best_open) {
+        // An open inside an explicit region (x-ocml-inside) suspends it.
+        if (current_ >= 0 && fields[static_cast<std::size_t>(best_field)].inside == current_) {
+          resume_ = current_;
+        }
         close_region();
         structure(s, e, best_field);
         open_region(best_field, std::move(caps));
@@ -638,6 +645,11 @@ void executor::process(bool eos) {
         structure(s, e, best_field);
         close_text_ = ends_message(bytes(s, e)) ? std::string() : std::string(bytes(s, e));
         close_region();
+        if (resume_ >= 0) {
+          const int r = resume_;
+          resume_ = -1;
+          open_region(r, {});  // the suspended region goes on
+        }
       }
       continue;
     }

@@ -90,6 +90,7 @@ class executor {
   std::size_t scan_at_ = 0;         // absolute offset of the next byte to scan
   std::size_t scan_end_ = static_cast<std::size_t>(-1);
   bool answered_ = false;
+  int resume_ = -1;            // x-ocml-inside: the region to go on with when the inner one closes
   bool itemize_ = false;       // the open region's parameters stream as region_item events
   std::string item_tool_;      // its call's name
   std::size_t item_at_ = 0;    // body_ offset the next parameter is looked for from

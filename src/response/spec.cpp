@@ -221,7 +221,7 @@ field_spec load_field(const std::string& name, const json& f) {
       "optional", "transform", "transform_each", "join",
       // ocml's extensions (docs/response-templates.md)
       "x-ocml-json-end", "x-ocml-once", "x-ocml-fallback", "x-ocml-declared-tools-only",
-      "x-ocml-untyped-values"};
+      "x-ocml-untyped-values", "x-ocml-inside"};
   const std::string scope = "Field '" + name + "'";
   if (!f.is_object()) fail(scope + " must be a dict");
   std::string unknown;
@@ -339,8 +339,14 @@ spec load(const json& j) {
     fail("response_template.fields must be a non-empty dict");
   }
   std::string implicit;
+  std::vector<std::pair<std::size_t, std::string>> insides;
   for (const auto& [name, f] : fields->items()) {
     s.fields.push_back(load_field(name, f));
+    const auto in = f.find("x-ocml-inside");
+    if (in != f.end()) {
+      if (!in->is_string()) fail("Field '" + name + "': 'x-ocml-inside' must name a field");
+      insides.emplace_back(s.fields.size() - 1, in->get<std::string>());
+    }
     if (s.fields.back().implicit()) {
       if (s.implicit >= 0) {
         fail(
@@ -351,6 +357,19 @@ spec load(const json& j) {
       implicit = name;
       s.implicit = static_cast<int>(s.fields.size() - 1);
     }
+  }
+  for (const auto& inside : insides) {
+    const std::size_t at = inside.first;
+    const std::string& name = inside.second;
+    const auto it = std::find_if(s.fields.begin(), s.fields.end(),
+                                 [&name](const field_spec& f) { return f.name == name; });
+    if (it == s.fields.end() || it->implicit() || it->name == s.fields[at].name) {
+      fail("Field '" + s.fields[at].name +
+           "': 'x-ocml-inside' must name another field that "
+           "has an open delimiter, not '" +
+           name + "'");
+    }
+    s.fields[at].inside = static_cast<int>(it - s.fields.begin());
   }
   if (j.contains("x-ocml-skip")) {
     // Stray markers read as structure wherever the implicit field reads (Granite's

@@ -70,6 +70,9 @@ struct field_spec {
   // A call whose arguments are XML-style parameters, named by this capture: its arguments
   // stream parameter by parameter (region_item events).
   std::string stream_name;
+  // x-ocml-inside: the field (index) inside whose region this one may also open; that
+  // region goes on after this one closes (Kimi-K2-Thinking's calls inside <think>).
+  int inside = -1;
   [[nodiscard]] bool implicit() const noexcept { return open.none(); }
 };
 

@@ -105,12 +105,15 @@ def test_the_families_real_outputs_parse_and_stream_the_same():
     for counts in scores.values():
         total.update(counts)
     assert total["cases"] == 219
-    # Session 16: 172 of 219 (27 cases have no reference chat template to pick with).
-    assert total["passed"] >= 172, dict(total)
+    # Session 16: 177 of the 192 cases with a reference chat template, and 26 of the 26
+    # without one (Phi-4-mini's, older Mistral's…) with the curated template that stands in
+    # for their folder; one (DeepSeek V3.2's DSML) has no response template at all.
+    assert total["passed"] >= 177, dict(total)
+    assert total["stand_in_passed"] >= 26, dict(total)
     for family, counts in scores.items():
-        if counts["refused"] < counts["cases"]:
-            assert counts["passed"] >= (counts["cases"] - counts["refused"]) * 2 // 3, \
-                (family, dict(counts))
+        measured = counts["cases"] - counts["refused"] - counts["stand_in_passed"] - \
+            counts["stand_in_missed"]
+        assert counts["passed"] >= measured * 2 // 3, (family, dict(counts))
 
 
 def test_ocml_formats_lists_explains_and_prints_the_curated_templates(tmp_path, cli):
@@ -152,11 +155,19 @@ def test_a_derived_template_loads_as_a_response_template_and_parses(cli, name):
     r = subprocess.run([cli, "template", "derive", str(TEMPLATES / name)], capture_output=True,
                        text=True, check=True)
     spec = json.loads(r.stdout)
-    # transformers' keys only, besides ocml's namespaced extensions.
+    # transformers' keys only (its loader refuses others), unless the syntax needs one of
+    # ocml's extensions, which stderr then says.
     allowed = {"open", "open_pattern", "close", "close_pattern", "content", "content_args",
                "repeats", "optional", "transform", "transform_each", "join"}
+    portable = "needs ocml's x-ocml-* extensions" not in r.stderr
+    # Command-R's stray markers around the content need x-ocml-skip; the others verify in
+    # transformers' keys alone.
+    assert portable == (name != "Cohere2MoE.jinja"), r.stderr
+    assert set(spec) <= {"defaults", "fields", "start_anchor", "start_anchor_pattern"} or \
+        not portable
     for field in spec["fields"].values():
-        assert {k for k in field if not k.startswith("x-ocml-")} <= allowed
+        keys = set(field) if portable else {k for k in field if not k.startswith("x-ocml-")}
+        assert keys <= allowed, field
         assert "join" not in field or field.get("repeats") is True
     t = ocml.ResponseTemplate(json.dumps(spec))
     assert "content" in t.fields

@@ -75,6 +75,8 @@ int run_formats(const formats_args& a) {
 }
 
 int run_template_derive(const std::string& path, bool quiet) {
+  // (`-d model:PATH` uses the template with the extensions: they read stray prose and
+  // broken calls better; the printed one is the portable one when it verifies.)
   namespace fs = std::filesystem;
   fs::path file = path;
   std::error_code ec;
@@ -92,6 +94,16 @@ int run_template_derive(const std::string& path, bool quiet) {
   if (!quiet) {
     for (const auto& f : d->found) std::cerr << "found: " << f << '\n';
     for (const auto& v : d->verified) std::cerr << "verified: " << v << '\n';
+  }
+  // What loads in transformers too when it verifies without ocml's extensions; else the
+  // template with them, said on stderr.
+  if (!d->portable.is_null()) {
+    std::cout << dump_json(d->portable, 2) << '\n';
+    return 0;
+  }
+  if (!quiet) {
+    std::cerr << "note: this syntax needs ocml's x-ocml-* extensions (transformers' loader "
+                 "refuses those keys)\n";
   }
   std::cout << dump_json(d->response_template, 2) << '\n';
   return 0;
