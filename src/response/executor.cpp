@@ -600,7 +600,7 @@ void executor::process(bool eos) {
     if (current_ >= 0 && current_ != spec_->implicit) {
       const field_spec& cf = fields[static_cast<std::size_t>(current_)];
       if (!cf.close.none()) consider(current_, false);
-      for (std::size_t i = 0; i < fields.size(); ++i) {
+      for (std::size_t i = 0; spec_->has_inside && i < fields.size(); ++i) {
         if (fields[i].inside == current_) consider(static_cast<int>(i), true);
       }
       const std::size_t je = cf.json_end && opened_ ? json_end() : static_cast<std::size_t>(-1);

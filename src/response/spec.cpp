@@ -370,6 +370,7 @@ spec load(const json& j) {
            name + "'");
     }
     s.fields[at].inside = static_cast<int>(it - s.fields.begin());
+    s.has_inside = true;
   }
   if (j.contains("x-ocml-skip")) {
     // Stray markers read as structure wherever the implicit field reads (Granite's

@@ -83,6 +83,7 @@ struct spec {
   delimiter anchor;
   /// Bytes a pattern may look behind its start (lookbehinds, \b): kept before the scan.
   std::size_t lookbehind = 0;
+  bool has_inside = false;  // some field has x-ocml-inside
 };
 
 /// Loads and checks a spec object (not a tokenizer_config.json).
