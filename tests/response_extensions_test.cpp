@@ -243,6 +243,152 @@ TEST(ResponseExecutor, XmlParametersStreamAsTheyCompleteAndConcatenateToTheArgum
   EXPECT_EQ(all, ocml::response_to_openai(*m)["tool_calls"][0]["function"]["arguments"]);
 }
 
+// The deltas of a parse fed one byte at a time: (bytes read when it came, kind, text).
+struct timed_delta {
+  std::size_t read;
+  ocml::delta_kind kind;
+  std::string text;
+};
+
+std::vector<timed_delta> deltas_by_byte(const ocml::response_template& t, std::string_view out,
+                                        const ocml::response_parser_options& o,
+                                        ocml::result<json>* message) {
+  std::vector<timed_delta> got;
+  std::size_t read = 0;
+  ocml::response_projection proj([&](const ocml::delta& d) {
+    if (d.kind == ocml::delta_kind::call_begin) {
+      got.push_back({read, d.kind, std::string(d.name) + " " + std::string(d.call_id)});
+    } else if (d.kind == ocml::delta_kind::call_arguments || d.kind == ocml::delta_kind::text) {
+      got.push_back({read, d.kind, std::string(d.text)});
+    }
+  });
+  ocml::response_parser p(t, o, [&](const ocml::response_event& e) { proj(e); });
+  for (char c : out) {
+    ++read;
+    p.push(std::string_view(&c, 1));
+  }
+  *message = p.finish();
+  return got;
+}
+
+std::string arguments_of(const std::vector<timed_delta>& ds) {
+  std::string all;
+  for (const auto& d : ds) {
+    if (d.kind == ocml::delta_kind::call_arguments) all += d.text;
+  }
+  return all;
+}
+
+const json kHermes = json::parse(R"json({"fields": {
+  "tool_calls": {"open_pattern": "\\n?<tool_call>", "close": ["</tool_call>", "<|im_end|>"],
+                 "repeats": true, "content": "json", "x-ocml-fallback": "text",
+                 "transform": {"type": "function", "function": "{content}"}},
+  "content": {"close": "<|im_end|>", "content_args": {"strip": false},
+              "repeats": true, "join": ""}}})json");
+
+TEST(ResponseExecutor, JsonArgumentsStreamMemberByMemberAndConcatenateToTheArguments) {
+  const json tools = json::parse(R"([{"type": "function", "function": {"name": "book",
+    "parameters": {"type": "object", "properties": {"n": {"type": "integer"}}}}}])");
+  // A string the schema types as an integer, nesting, escapes, non-ASCII, a '}' in a string.
+  const std::string out =
+      "Sure.<tool_call>\n{\"name\": \"book\", \"arguments\": {\"n\": \"4\", \"where\": "
+      "{\"city\": \"K\\u00f8ge\", \"tags\": [\"a}\", 2.50]}, \"note\": \"\\\"ok\\\" \xC3\xA9\"}}"
+      "\n</tool_call><|im_end|>";
+  ocml::result<json> m = ocml::make_error(ocml::error_code::internal, "");
+  const auto ds = deltas_by_byte(load(kHermes), out, {.tools = &tools}, &m);
+  ASSERT_TRUE(m);
+  const json openai = ocml::response_to_openai(*m);
+  ASSERT_EQ(openai["tool_calls"].size(), 1U);
+  const std::string want = openai["tool_calls"][0]["function"]["arguments"];
+  EXPECT_EQ(want, R"({"n":4,"where":{"city":"Køge","tags":["a}",2.5]},"note":"\"ok\" é"})");
+  // The call begins (name, id) when its first argument is complete, each argument goes out
+  // when the byte after it shows it ended, long before the close.
+  std::vector<std::string> args;
+  std::size_t begun_at = 0;
+  for (const auto& d : ds) {
+    if (d.kind == ocml::delta_kind::call_begin) begun_at = d.read;
+    if (d.kind == ocml::delta_kind::call_arguments) args.push_back(d.text);
+  }
+  EXPECT_EQ(begun_at, out.find(", \"where\"") + 1);
+  ASSERT_EQ(args.size(), 4U);
+  EXPECT_EQ(args[0], R"({"n":4)");
+  EXPECT_EQ(args[1], R"(,"where":{"city":"Køge","tags":["a}",2.5]})");
+  EXPECT_EQ(args[3], "}");
+  EXPECT_EQ(arguments_of(ds), want);
+  // The same events at every chunking.
+  (void)parse_every_chunking(load(kHermes), out, {.tools = &tools});
+}
+
+TEST(ResponseExecutor, AJsonCallBeginsOnlyWithAValidArgument) {
+  // Broken before its first argument: never begun, so it stays text as written.
+  ocml::result<json> m = ocml::make_error(ocml::error_code::internal, "");
+  const std::string bad = "<tool_call>{\"name\": \"f\", \"arguments\": {city: 1}}</tool_call>";
+  const auto ds = deltas_by_byte(load(kHermes), bad, {}, &m);
+  ASSERT_TRUE(m);
+  EXPECT_FALSE(m->contains("tool_calls"));
+  EXPECT_EQ((*m)["content"], bad);
+  for (const auto& d : ds) EXPECT_NE(d.kind, ocml::delta_kind::call_begin);
+  // Empty arguments begin when the object closes; a name after the arguments, or arguments
+  // that are a JSON string, wait for the close (whole), and still fold to the parse.
+  for (const std::string body :
+       {R"({"name": "f", "arguments": {}})", R"({"arguments": {"a": 1}, "name": "f"})",
+        R"({"name": "f", "arguments": "{\"a\": 1}"})"}) {
+    const std::string out = "<tool_call>" + body + "</tool_call>";
+    const auto got = deltas_by_byte(load(kHermes), out, {}, &m);
+    ASSERT_TRUE(m) << body;
+    const json o = ocml::response_to_openai(*m);
+    ASSERT_EQ(o["tool_calls"].size(), 1U) << body;
+    EXPECT_EQ(arguments_of(got), o["tool_calls"][0]["function"]["arguments"]) << body;
+  }
+}
+
+TEST(ResponseExecutor, ACallCutOrBrokenAfterItBeganStaysACallWithItsBytes) {
+  // Cut by the end of the generation (max_tokens): the call the stream began stays a call,
+  // its arguments as written (as OpenAI's API sends one), in lenient mode and with
+  // x-ocml-fallback, with a warning; one-shot and stream agree.
+  const std::string cut = "<tool_call>{\"name\": \"f\", \"arguments\": {\"a\": 1, \"b\": \"xy";
+  for (const bool lenient : {false, true}) {
+    ocml::result<json> m = ocml::make_error(ocml::error_code::internal, "");
+    const auto ds = deltas_by_byte(load(kHermes), cut, {.lenient = lenient}, &m);
+    ASSERT_TRUE(m);
+    const json o = ocml::response_to_openai(*m);
+    ASSERT_EQ(o["tool_calls"].size(), 1U);
+    EXPECT_EQ(o["tool_calls"][0]["function"]["arguments"], R"({"a":1, "b": "xy)");
+    EXPECT_EQ(arguments_of(ds), o["tool_calls"][0]["function"]["arguments"]);
+    EXPECT_FALSE(m->contains("content"));
+  }
+  // Broken after an argument (the object's '}' missing): a call with the complete arguments.
+  const std::string broken =
+      "<tool_call>{\"name\": \"f\", \"arguments\": {\"a\": 1}\n</tool_call><|im_end|>";
+  auto p = ocml::parse_response(load(kHermes), broken);
+  ASSERT_TRUE(p);
+  EXPECT_EQ(ocml::response_to_openai(*p)["tool_calls"][0]["function"]["arguments"], R"({"a":1})");
+  // Strict mode without a fallback: the same body is an error, never a silent guess.
+  json strict = kHermes;
+  strict["fields"]["tool_calls"].erase("x-ocml-fallback");
+  EXPECT_FALSE(ocml::parse_response(load(strict), broken));
+}
+
+TEST(ResponseExecutor, ANamedJsonCallStreamsItsArguments) {
+  // Kimi-K2 style: the name in the open delimiter, the body the arguments.
+  const json spec = json::parse(R"json({"fields": {
+    "tool_calls": {"open_pattern": "<call name=(?P<name>\\w+)>", "close": "</call>",
+                   "repeats": true, "content": "json",
+                   "transform": {"type": "function",
+                                 "function": {"name": "{name}", "arguments": "{content}"}}},
+    "content": {"content_args": {"strip": false}}}})json");
+  const std::string out = "<call name=f>{\"a\": [1, 2], \"b\": null}</call>";
+  ocml::result<json> m = ocml::make_error(ocml::error_code::internal, "");
+  const auto ds = deltas_by_byte(load(spec), out, {}, &m);
+  ASSERT_TRUE(m);
+  ASSERT_GE(ds.size(), 3U);
+  EXPECT_EQ(ds[0].kind, ocml::delta_kind::call_begin);
+  EXPECT_EQ(ds[1].text, R"({"a":[1,2])");
+  EXPECT_LT(ds[1].read, out.find("</call>"));
+  EXPECT_EQ(arguments_of(ds), R"({"a":[1,2],"b":null})");
+  (void)parse_every_chunking(load(spec), out);
+}
+
 TEST(ResponseExecutor, AFieldMatchedTwiceKeepsBothInParseAndStream) {
   const json spec = json::parse(R"({"fields": {
     "reasoning": {"open": "<think>", "close": "</think>"},

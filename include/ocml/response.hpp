@@ -80,10 +80,14 @@ enum class response_event_kind : std::uint8_t {
   /// parameter): `value` is {"key", "value"}, typed as the close will type it. The
   /// region_close value holds it too.
   region_item,
+  /// A call in a JSON body begins before its region closes (its name is known and its
+  /// arguments object has opened): `call_name`, and `text` the id the body gave it before
+  /// its arguments (empty: none). Its arguments follow as region_item events.
+  region_call,
 };
 
 /// "history", "structure", "region_open", "region_chunk", "region_close", "unclaimed",
-/// "diagnostic", "region_item".
+/// "diagnostic", "region_item", "region_call".
 [[nodiscard]] std::string_view response_event_name(response_event_kind k) noexcept;
 
 /// One event. Views and pointers are valid only during the callback.
@@ -185,7 +189,9 @@ class response_parser {
 
 /// Turns response events into the deltas events.hpp's writers take (openai_chunk_writer
 /// writes OpenAI chunks): `content` chunks are text, `thinking` chunks reasoning, and each
-/// closed `tool_calls` value is a call (begin, its arguments whole, end). Text regions are
+/// `tool_calls` value is a call: begun at region_open (XML-style parameters) or region_call
+/// (JSON), its arguments streamed from region_item events, or else whole at the close
+/// (begin, arguments, end); the deltas concatenate to the final arguments. Text regions are
 /// streamed as their value will read: white space at a region's start is dropped, and white
 /// space is held until more text follows it (Python's strip), never splitting a character.
 ///

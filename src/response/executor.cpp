@@ -8,6 +8,7 @@
 #include <algorithm>
 
 #include "core/utf8.hpp"
+#include "interchange/json_util.hpp"
 
 namespace ocml::resp {
 
@@ -161,29 +162,167 @@ void executor::scan_items(std::string_view added) {
       return;
     }
     std::string key;
-    json item = json::object();
     json value;
     content_error err;
     if (!xml_item(m, f.content, key, value, err)) {
       if (!err.text.empty()) itemize_ = false;  // the close says why
-    } else if (std::find(item_keys_.begin(), item_keys_.end(), key) != item_keys_.end()) {
-      itemize_ = false;  // a repeated key: the close has the merged value
+    } else if (!emit_item(f, std::move(key), std::move(value))) {
       return;
-    } else {
-      if (has_tools_) coerce_argument(item_tool_, key, value, tools_);
-      if (f.untyped_json) json_untyped_argument(item_tool_, key, value, tools_);
-      item_keys_.push_back(key);
-      item["key"] = key;
-      item["value"] = std::move(value);
-      response_event e;
-      e.kind = response_event_kind::region_item;
-      e.span = {pos_, pos_};
-      e.field = f.name;
-      e.value = &item;
-      emit(e);
     }
     item_at_ = m.end > m.start ? m.end : m.end + 1;
   }
+}
+
+bool executor::emit_item(const field_spec& f, std::string key, json value) {
+  if (!item_keys_.insert(key).second) {
+    itemize_ = false;  // a repeated key: the close has the merged value
+    return false;
+  }
+  if (has_tools_) coerce_argument(item_tool_, key, value, tools_);
+  if (f.untyped_json) json_untyped_argument(item_tool_, key, value, tools_);
+  item_args_[key] = value;
+  json item = json::object();
+  item["key"] = std::move(key);
+  item["value"] = std::move(value);
+  response_event e;
+  e.kind = response_event_kind::region_item;
+  e.span = {pos_, pos_};
+  e.field = f.name;
+  e.value = &item;
+  emit(e);
+  return true;
+}
+
+namespace {
+
+bool is_arguments_key(std::string_view k) {
+  return k == "\"arguments\"" || k == "\"parameters\"";
+}
+
+}  // namespace
+
+void executor::begin_json_call(const field_spec& f) {
+  // A call to an undeclared tool that will be text is not begun.
+  if (item_tool_.empty() || (f.declared_only && has_tools_ && !tools_.contains(item_tool_))) {
+    itemize_ = false;
+    return;
+  }
+  item_begun_ = true;
+  response_event e;
+  e.kind = response_event_kind::region_call;
+  e.span = {pos_, pos_};
+  e.field = f.name;
+  e.call_name = item_tool_;
+  if (f.json_call_id) e.text = item_id_;
+  emit(e);
+}
+
+void executor::scan_json_items() {
+  const field_spec& f = spec_->fields[static_cast<std::size_t>(current_)];
+  const std::string_view body = body_;
+  const auto part = [&](std::size_t b, std::size_t e) { return body.substr(b, e - b); };
+  const int args_depth = f.json_call ? 2 : 1;
+  const auto on_member = [&](const detail::json_member& m) {
+    if (!itemize_) return;
+    const std::string_view key = part(m.key_begin, m.key_end);
+    if (m.depth == 1 && f.json_call) {
+      if (key == "\"name\"" || key == "\"tool_name\"") {
+        auto v = detail::try_parse_json(part(m.value_begin, m.value_end));
+        if (v && v->is_string() && item_tool_.empty()) {
+          item_tool_ = v->get<std::string>();
+        } else {
+          itemize_ = false;  // no name, or two: the close decides
+        }
+      } else if (key == "\"id\"" && f.json_call_id) {
+        auto v = detail::try_parse_json(part(m.value_begin, m.value_end));
+        if (v && v->is_string()) item_id_ = v->get<std::string>();
+        if (item_begun_) {
+          report(error_code::response_content, body_at_, body_lc_,
+                 "field '" + f.name +
+                     "': the call's id comes after its arguments began to stream, so the "
+                     "stream gave the call a generated id",
+                 true);
+        }
+      } else if (is_arguments_key(key) && args_from_ != npos) {
+        if (!item_begun_) begin_json_call(f);  // {} (or no argument streamed)
+        args_end_ = m.value_end;
+      } else if (is_arguments_key(key)) {
+        itemize_ = false;  // arguments that are no object (a JSON string): whole at the close
+      }
+      return;
+    }
+    if (m.depth != args_depth) return;
+    if (f.json_call && !is_arguments_key(part(m.parent_key_begin, m.parent_key_end))) return;
+    auto k = detail::try_parse_json(key);
+    auto v = detail::try_parse_json(part(m.value_begin, m.value_end));
+    if (!k || !k->is_string() || !v) {
+      itemize_ = false;  // the close says why
+      return;
+    }
+    // The call begins with its first argument, so a body broken before it stays text.
+    if (!item_begun_) begin_json_call(f);
+    if (itemize_ && emit_item(f, k->get<std::string>(), std::move(*v))) args_from_ = m.value_end;
+  };
+  const auto on_open = [&](std::size_t kb, std::size_t ke, char c, std::size_t at) {
+    if (!f.json_call || !itemize_ || item_begun_ || !is_arguments_key(part(kb, ke))) return;
+    if (c != '{' || item_tool_.empty()) {
+      itemize_ = false;
+      return;
+    }
+    args_from_ = at + 1;
+  };
+  const auto st = members_.feed(body, on_member, on_open);
+  if (item_begun_ && f.json_call && args_end_ == npos) {
+    std::size_t kb = 0;
+    std::size_t ke = 0;
+    std::size_t end = 0;
+    if (members_.ended_value(kb, ke, end) && is_arguments_key(part(kb, ke))) args_end_ = end;
+  }
+  if (st == detail::json_members::status::invalid) {
+    itemize_ = false;
+  } else if (st == detail::json_members::status::done && !f.json_call && itemize_) {
+    if (!item_begun_) begin_json_call(f);  // named call with {} arguments
+    args_end_ = body.size();
+  }
+}
+
+json executor::partial_call(const field_spec& f) {
+  // The arguments: the object, when it closed; else the members streamed so far as the
+  // stream sent them, then the rest as written (an unfinished member), never dropped.
+  json args = item_args_;
+  // The object closed, and nothing but white space (and a JSON call's own '}') follows it:
+  // the object. Anything else after it stays, written out after the arguments.
+  bool closed = args_end_ != npos && args_end_ <= body_.size();
+  if (closed) {
+    std::string_view rest = detail::py_strip_ws(std::string_view(body_).substr(args_end_));
+    if (f.json_call && !rest.empty() && rest.front() == '}') {
+      rest = detail::py_strip_ws(rest.substr(1));
+    }
+    closed = rest.empty();
+  }
+  if (!closed) {
+    std::string text = dump_json(item_args_);
+    text.pop_back();  // the '}'
+    std::size_t from = args_from_;
+    if (from == npos) {
+      from = body_.find('{');
+      from = from == npos ? body_.size() : from + 1;
+    }
+    text.append(body_, std::min(from, body_.size()));
+    args = std::move(text);
+  }
+  json value;
+  if (!f.json_call) {
+    std::string err;
+    if (!apply_transform(f, caps_, std::move(args), value, err)) return json();
+    return value;
+  }
+  if (!f.json_call_id) {
+    return {{"type", "function"}, {"function", {{"name", item_tool_}, {"arguments", args}}}};
+  }
+  value = {{"name", item_tool_}, {"arguments", args}};
+  if (!item_id_.empty()) value["id"] = item_id_;
+  return value;
 }
 
 std::string executor::as_written() const {
@@ -373,7 +512,13 @@ void executor::accumulate(std::size_t from, std::size_t to) {
   }
   lc_ = detail::advance(lc_, bytes(from, to));
   pos_ = to;
-  if (itemize_ && current_ >= 0) scan_items(bytes(from, to));
+  if (itemize_ && current_ >= 0) {
+    if (spec_->fields[static_cast<std::size_t>(current_)].content.type == content_type::json) {
+      scan_json_items();
+    } else {
+      scan_items(bytes(from, to));
+    }
+  }
 }
 
 void executor::structure(std::size_t from, std::size_t to, int field) {
@@ -405,9 +550,15 @@ void executor::open_region(int field, captures caps) {
   const field_spec& f = spec_->fields[static_cast<std::size_t>(field)];
   e.field = f.name;
   e.strip = f.content.strip;
-  itemize_ = false;
+  itemize_ = item_begun_ = false;
   item_at_ = item_seen_ = 0;
   item_keys_.clear();
+  item_args_ = json::object();
+  item_tool_.clear();
+  item_id_.clear();
+  members_.reset();
+  args_from_ = args_end_ = npos;
+  if (f.json_call) itemize_ = true;  // begun when its name and arguments are seen
   if (!f.stream_name.empty()) {
     for (const auto& [n, v] : caps_) {
       if (n == f.stream_name) item_tool_ = v;
@@ -415,7 +566,11 @@ void executor::open_region(int field, captures caps) {
     // A call to an undeclared tool that will be text is not begun.
     itemize_ =
         !item_tool_.empty() && !(f.declared_only && has_tools_ && !tools_.contains(item_tool_));
-    if (itemize_) e.call_name = item_tool_;
+    // XML-style parameters: the call begins here. JSON arguments: at the first argument.
+    if (itemize_ && f.content.type != content_type::json) {
+      e.call_name = item_tool_;
+      item_begun_ = true;
+    }
   }
   if (f.join) {
     const auto it = output_.find(f.name);
@@ -460,7 +615,21 @@ void executor::close_region() {
   std::string err;
   const bool keep = lenient_ || f.text_fallback;
   bool fell_back = false;
-  if (!parse_content(body_, f.content, parsed, why)) {
+  const bool parsed_ok = parse_content(body_, f.content, parsed, why);
+  // The generation ended inside a call the stream has begun: it stays a call, its arguments
+  // as far as they were written, as OpenAI's API sends a call max_tokens cut (issue 26).
+  // A body that breaks after the stream began its call is that call too: a stream cannot
+  // take back what it sent (docs/decisions.md 94).
+  const bool partial = !parsed_ok && item_begun_ && keep && !(value = partial_call(f)).is_null();
+  if (partial) {
+    report(why.code, body_at_, body_lc_,
+           "field '" + f.name + "': " +
+               (at_eos_ ? "the generation ended inside the call to '"
+                        : "the body broke after the stream began the call to '") +
+               item_tool_ + "': it is kept as a call, its arguments as written (" +
+               std::to_string(item_args_.size()) + " complete)",
+           true);
+  } else if (!parsed_ok) {
     report(why.code, body_at_, body_lc_,
            "field '" + f.name + "': " + why.text +
                (keep ? " (its text, delimiters included, is kept as a string)" : ""),
@@ -482,8 +651,8 @@ void executor::close_region() {
     value = as_written();
     fell_back = true;
   }
-  if (has_tools_) coerce_tool_calls(value, tools_);
-  if (f.untyped_json && !fell_back) json_untyped_values(value, tools_);
+  if (has_tools_ && !partial) coerce_tool_calls(value, tools_);
+  if (f.untyped_json && !fell_back && !partial) json_untyped_values(value, tools_);
   if (from_prefix_) {
     // A region the prompt opened and closed is the prompt's (Seed-OSS's budget note, an
     // empty <think></think>): events, but no value of the generation.
@@ -655,6 +824,7 @@ void executor::process(bool eos) {
     }
     if (eos) {
       if (pos_ < end) accumulate(pos_, end);
+      at_eos_ = true;
       close_region();
       break;
     }

@@ -6,9 +6,11 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_set>
 #include <vector>
 
 #include "core/json_extent.hpp"
+#include "core/json_members.hpp"
 #include "core/line_tracker.hpp"
 #include "ocml/response.hpp"
 #include "response/content.hpp"
@@ -60,6 +62,15 @@ class executor {
   // the pending body, so it happens when the bytes added hold '<' or '>' (while at most 512
   // bytes are pending) or the body grew by a quarter: O(1) amortized work per byte.
   void scan_items(std::string_view added);
+  // A call's JSON arguments complete so far (and, for a JSON call body, its name, id and
+  // region_call), as region_item events: each byte of the body is scanned once.
+  void scan_json_items();
+  // region_call, once a JSON call's name and first argument are known.
+  void begin_json_call(const field_spec& f);
+  // One streamed argument: false (and no event) when its key came before.
+  bool emit_item(const field_spec& f, std::string key, json value);
+  // The value of a call the generation cut after the stream began it (null: none).
+  [[nodiscard]] json partial_call(const field_spec& f);
   // The text is a literal that closes the implicit field (the end of the message).
   [[nodiscard]] bool ends_message(std::string_view text) const;
   void emit(response_event& e);
@@ -89,14 +100,21 @@ class executor {
   detail::json_extent scan_{true};  // x-ocml-json-end: the body's JSON so far
   std::size_t scan_at_ = 0;         // absolute offset of the next byte to scan
   std::size_t scan_end_ = static_cast<std::size_t>(-1);
-  bool answered_ = false;
+  bool answered_ = false;      // a field without x-ocml-once has taken a byte that is not white
   int resume_ = -1;            // x-ocml-inside: the region to go on with when the inner one closes
   bool itemize_ = false;       // the open region's parameters stream as region_item events
   std::string item_tool_;      // its call's name
   std::size_t item_at_ = 0;    // body_ offset the next parameter is looked for from
   std::size_t item_seen_ = 0;  // body_ size at the last look
-  std::vector<std::string>
-      item_keys_;  // a field without x-ocml-once has taken a byte that is not white
+  std::unordered_set<std::string> item_keys_;
+  bool item_begun_ = false;          // the stream has begun the open region's call
+  std::string item_id_;              // a JSON call body's "id"
+  json item_args_ = json::object();  // its arguments streamed so far
+  static constexpr std::size_t npos = static_cast<std::size_t>(-1);
+  std::size_t args_from_ = npos;  // body_ offset after the last streamed argument
+  std::size_t args_end_ = npos;   // body_ offset where the arguments object ended
+  detail::json_members members_;
+  bool at_eos_ = false;  // the generation ended
   json output_;
   bool from_prefix_ = false;
   bool finished_ = false;

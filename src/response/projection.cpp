@@ -249,6 +249,13 @@ void response_projection::operator()(const response_event& e) {
         sink_(d);
       }
       return;
+    case response_event_kind::region_call:
+      // A JSON call whose arguments stream: its id and name first, as OpenAI sends them.
+      streaming_call_ = true;
+      streamed_args_.clear();
+      begin_call(e.text.empty() ? ids_(calls_) : std::string(e.text), std::string(e.call_name),
+                 e.span.begin);
+      return;
     case response_event_kind::region_item:
       if (streaming_call_ && e.value != nullptr && e.value->is_object()) {
         std::string t = streamed_args_.empty() ? "{" : ",";

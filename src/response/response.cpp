@@ -25,6 +25,8 @@ std::string_view response_event_name(response_event_kind k) noexcept {
       return "diagnostic";
     case response_event_kind::region_item:
       return "region_item";
+    case response_event_kind::region_call:
+      return "region_call";
   }
   return "";
 }
@@ -122,6 +124,10 @@ json response_event_json(const response_event& e) {
     case response_event_kind::region_close:
     case response_event_kind::region_item:
       j["value"] = *e.value;
+      break;
+    case response_event_kind::region_call:
+      j["name"] = e.call_name;
+      if (!e.text.empty()) j["id"] = e.text;
       break;
     case response_event_kind::diagnostic:
       j["code"] = error_name(e.diag->code);

@@ -279,8 +279,12 @@ field_spec load_field(const std::string& name, const json& f) {
     fs.join = join->get<std::string>();
   }
   // {"type": "function", "function": {"name": "{X}", "arguments": "{content}"}} over
-  // xml-inline content: a call named by capture X, its arguments streamable.
-  if (fs.transform && fs.content.type == content_type::xml_inline && fs.transform->is_object()) {
+  // xml-inline or JSON content: a call named by capture X, its arguments streamable.
+  // (JSON as JSON: unquoted keys and other string delimiters are parsed at the close.)
+  const bool json_body = fs.content.type == content_type::json && !fs.content.unquoted_keys &&
+                         fs.content.string_delims.empty();
+  if (fs.transform && (fs.content.type == content_type::xml_inline || json_body) &&
+      fs.transform->is_object()) {
     const auto fn = fs.transform->find("function");
     const json& call = fn != fs.transform->end() && fn->is_object() ? *fn : *fs.transform;
     const auto name = call.find("name");
@@ -290,6 +294,13 @@ field_spec load_field(const std::string& name, const json& f) {
       const auto& n = name->get_ref<const std::string&>();
       fs.stream_name = n.substr(1, n.size() - 2);
     }
+  }
+  // A JSON body that is the call itself, or wrapped as {"type": "function", "function":
+  // "{content}"} (Hermes, Qwen): its name and arguments stream from the body.
+  if (json_body && fs.name == "tool_calls" && fs.stream_name.empty()) {
+    const json wrapped = {{"type", "function"}, {"function", "{content}"}};
+    fs.json_call = !fs.transform || *fs.transform == wrapped;
+    fs.json_call_id = !fs.transform;
   }
   fs.json_end = get_bool(f, "x-ocml-json-end", false, scope);
   if (fs.json_end && fs.content.type != content_type::json) {

@@ -67,9 +67,15 @@ struct field_spec {
   bool declared_only = false;  // x-ocml-declared-tools-only: other calls are text
   bool skip = false;           // one of x-ocml-skip's literals: structure, no region
   bool untyped_json = false;   // x-ocml-untyped-values "json": values no schema types, as JSON
-  // A call whose arguments are XML-style parameters, named by this capture: its arguments
-  // stream parameter by parameter (region_item events).
+  // A call whose arguments are XML-style parameters or a JSON object, named by this capture:
+  // its arguments stream parameter by parameter (region_item events).
   std::string stream_name;
+  // A call whose JSON body holds its name and arguments ({"name", "arguments"} or Cohere's
+  // {"tool_name", "parameters"}): the call begins when its arguments do (region_call) and
+  // they stream member by member. `json_call_id`: the body's "id" is the call's (no
+  // transform wraps the body).
+  bool json_call = false;
+  bool json_call_id = false;
   // x-ocml-inside: the field (index) inside whose region this one may also open; that
   // region goes on after this one closes (Kimi-K2-Thinking's calls inside <think>).
   int inside = -1;

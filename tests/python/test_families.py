@@ -105,10 +105,14 @@ def test_the_families_real_outputs_parse_and_stream_the_same():
     for counts in scores.values():
         total.update(counts)
     assert total["cases"] == 219
-    # Session 16: 177 of the 192 cases with a reference chat template, and 26 of the 26
+    # Session 17: 173 of the 192 cases with a reference chat template, and 26 of the 26
     # without one (Phi-4-mini's, older Mistral's…) with the curated template that stands in
-    # for their folder; one (DeepSeek V3.2's DSML) has no response template at all.
-    assert total["passed"] >= 177, dict(total)
+    # for their folder; one (DeepSeek V3.2's DSML) has no response template at all. (177 in
+    # session 16: four cut or broken JSON calls the peers' one-shot parsers make text are
+    # calls now, because the stream begins a call at its first argument: decision 94.)
+    assert total["passed"] >= 173, dict(total)
+    # Every case, passing or not, streamed one byte at a time folds to its own one-shot parse.
+    assert total["stream_differs"] == 0, dict(total)
     assert total["stand_in_passed"] >= 26, dict(total)
     for family, counts in scores.items():
         measured = counts["cases"] - counts["refused"] - counts["stand_in_passed"] - \

@@ -30,8 +30,9 @@ struct response_run {
   std::vector<response_event_kind> kinds;
   std::vector<std::string> log;  // describe() of each event, text of a run merged
   std::string chunks;            // region_chunk text, all fields
-  /// region_item values, in order: the same at every chunking (their place among the
-  /// chunks is not, as OpenAI deltas' boundaries are not, so they stay out of `log`).
+  /// region_item values and region_call names, in order: the same at every chunking (their
+  /// place among the chunks is not, as OpenAI deltas' boundaries are not, so they stay out
+  /// of `log`).
   std::vector<std::string> items;
 };
 
@@ -56,6 +57,11 @@ inline response_run run_response(const response_template& t, std::string_view ge
   response_parser p(t, o, [&](const response_event& e) {
     if (e.kind == response_event_kind::region_item) {
       r.items.push_back(std::string(e.field) + " " + e.value->dump());
+      return;
+    }
+    if (e.kind == response_event_kind::region_call) {
+      r.items.push_back(std::string(e.field) + " call " + std::string(e.call_name) + " " +
+                        std::string(e.text));
       return;
     }
     r.kinds.push_back(e.kind);
