@@ -342,6 +342,21 @@ TEST(ResponseExecutor, AJsonCallBeginsOnlyWithAValidArgument) {
   }
 }
 
+TEST(ResponseExecutor, AnArgumentWrittenTwiceStopsTheStreamWithAWarning) {
+  const std::string out =
+      "<tool_call>{\"name\": \"f\", \"arguments\": {\"a\": 1, \"a\": 2}}</tool_call>";
+  ocml::response_parser p(load(kHermes), {}, [](const ocml::response_event&) {});
+  p.push(out);
+  const auto m = p.finish();
+  ASSERT_TRUE(m);
+  EXPECT_EQ(ocml::response_to_openai(*m)["tool_calls"][0]["function"]["arguments"], R"({"a":2})");
+  bool said = false;
+  for (const auto& d : p.diagnostics()) {
+    said = said || d.message.find("'a' is written twice") != std::string::npos;
+  }
+  EXPECT_TRUE(said);
+}
+
 TEST(ResponseExecutor, ACallCutOrBrokenAfterItBeganStaysACallWithItsBytes) {
   // Cut by the end of the generation (max_tokens): the call the stream began stays a call,
   // its arguments as written (as OpenAI's API sends one), in lenient mode and with

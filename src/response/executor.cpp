@@ -261,7 +261,16 @@ void executor::scan_json_items() {
     }
     // The call begins with its first argument, so a body broken before it stays text.
     if (!item_begun_) begin_json_call(f);
-    if (itemize_ && emit_item(f, k->get<std::string>(), std::move(*v))) args_from_ = m.value_end;
+    if (!itemize_) return;
+    const std::string name = k->get<std::string>();
+    if (emit_item(f, name, std::move(*v))) {
+      args_from_ = m.value_end;
+    } else {
+      report(error_code::response_content, body_at_, body_lc_,
+             "field '" + f.name + "': argument '" + name +
+                 "' is written twice; the stream sent the first, the parse keeps the last",
+             true);
+    }
   };
   const auto on_open = [&](std::size_t kb, std::size_t ke, char c, std::size_t at) {
     if (!f.json_call || !itemize_ || item_begun_ || !is_arguments_key(part(kb, ke))) return;
