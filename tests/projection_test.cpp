@@ -209,3 +209,103 @@ TEST(Projection, GeneratedCallIdsAreRandomPerResponseAndStableWithinOne) {
 }
 
 }  // namespace
+
+// ChatML and Qwen3 calls stream their arguments (issue 26): the call (id, name) begins at
+// its first complete argument, each argument is a delta as soon as the byte after it shows
+// it ended, and the deltas concatenate to exactly the parsed call's arguments, at every
+// chunk size; a call the stream began stays a call when its JSON breaks (lenient).
+struct streamed_call {
+  std::vector<std::pair<std::size_t, std::string>> args;  // (bytes read, delta)
+  std::size_t begun_at = 0;
+  std::vector<std::string> names;
+  std::vector<std::string> all;  // the arguments of each call, concatenated
+};
+
+streamed_call stream_calls(std::string_view text, ocml::dialect d, bool lenient,
+                           std::size_t chunk) {
+  streamed_call s;
+  std::size_t read = 0;
+  ocml::projection p({}, [&](const ocml::delta& x) {
+    if (x.kind == ocml::delta_kind::call_begin) {
+      if (s.names.empty()) s.begun_at = read;
+      s.names.emplace_back(x.name);
+      s.all.emplace_back();
+    }
+    if (x.kind == ocml::delta_kind::call_arguments) {
+      s.args.emplace_back(read, std::string(x.text));
+      s.all.back() += x.text;
+    }
+  });
+  ocml::decoder dec({.dialect = d, .lenient = lenient, .completion = true},
+                    [&](const ocml::event& e) { p(e); });
+  for (std::size_t i = 0; i < text.size(); i += chunk) {
+    read = std::min(text.size(), i + chunk);
+    dec.push(text.substr(i, chunk));
+  }
+  dec.finish();
+  p.finish();
+  return s;
+}
+
+std::vector<std::string> parsed_arguments(std::string_view text, ocml::dialect d, bool lenient) {
+  std::vector<std::string> out;
+  const auto r = ocml::parse(text, {.dialect = d, .lenient = lenient, .completion = true});
+  for (const auto& m : r.conversation.messages) {
+    for (const auto& c : m.tool_calls) out.push_back(c.arguments);
+  }
+  return out;
+}
+
+TEST(Projection, ChatmlAndQwen3CallsStreamTheirArguments) {
+  const std::string text =
+      "Checking.\n<tool_call>\n{\"name\": \"book\", \"arguments\": {\"city\": \"K\\u00f8ge\", "
+      "\"n\": 4, \"opts\": {\"a\": [1, \"}\"]}}}\n</tool_call>\n<tool_call>\n"
+      "{\"name\": \"ping\", \"arguments\": {}}\n</tool_call><|im_end|>";
+  for (const auto d : {ocml::dialect::chatml, ocml::dialect::qwen3}) {
+    const auto want = parsed_arguments(text, d, false);
+    ASSERT_EQ(want.size(), 2u);
+    EXPECT_EQ(want[0], R"({"city": "Køge", "n": 4, "opts": {"a": [1, "}"]}})");
+    const auto one = stream_calls(text, d, false, 1);
+    EXPECT_EQ(one.names, (std::vector<std::string>{"book", "ping"}));
+    EXPECT_EQ(one.all, want);
+    // Begun when "city" ended, its argument out then, long before </tool_call>.
+    EXPECT_EQ(one.begun_at, text.find(", \"n\"") + 1);
+    ASSERT_GE(one.args.size(), 4u);
+    EXPECT_EQ(one.args[0].second, R"({"city": "Køge")");
+    EXPECT_LT(one.args[1].first, text.find("</tool_call>"));
+    for (const std::size_t chunk : {2, 3, 7, 64}) {
+      const auto r = stream_calls(text, d, false, chunk);
+      EXPECT_EQ(r.all, want) << chunk;
+      EXPECT_EQ(r.names, one.names) << chunk;
+    }
+  }
+}
+
+TEST(Projection, AChatmlCallBeganThenBrokenStaysACallInLenientMode) {
+  // The object's '}' missing: lenient keeps the call the stream began; strict is an error.
+  const std::string broken =
+      "<tool_call>\n{\"name\": \"f\", \"arguments\": {\"a\": 1}\n</tool_call><|im_end|>";
+  EXPECT_EQ(parsed_arguments(broken, ocml::dialect::chatml, true),
+            std::vector<std::string>{R"({"a": 1})"});
+  EXPECT_EQ(stream_calls(broken, ocml::dialect::chatml, true, 1).all,
+            std::vector<std::string>{R"({"a": 1})"});
+  EXPECT_FALSE(ocml::parse(broken, {.dialect = ocml::dialect::chatml, .completion = true}).ok());
+  // White space in the closed arguments: the parse (which stops scanning at the first
+  // argument and reads the body again) gives what the stream sent.
+  const std::string spaced =
+      "<tool_call>\n{\"name\": \"f\", \"arguments\": {\"a\": 1 , \"b\": [2] }\n</tool_call>";
+  EXPECT_EQ(parsed_arguments(spaced, ocml::dialect::chatml, true),
+            std::vector<std::string>{R"({"a": 1, "b": [2]})"});
+  EXPECT_EQ(stream_calls(spaced, ocml::dialect::chatml, true, 1).all,
+            parsed_arguments(spaced, ocml::dialect::chatml, true));
+  // Cut by the end of the generation: the arguments as written, no byte lost.
+  const std::string cut = "<tool_call>\n{\"name\": \"f\", \"arguments\": {\"a\": 1, \"b\": \"x";
+  EXPECT_EQ(parsed_arguments(cut, ocml::dialect::chatml, true),
+            std::vector<std::string>{R"({"a": 1, "b": "x)"});
+  EXPECT_EQ(stream_calls(cut, ocml::dialect::chatml, true, 3).all,
+            std::vector<std::string>{R"({"a": 1, "b": "x)"});
+  // Broken before its first argument: never begun, text as before.
+  const std::string early = "<tool_call>\n{\"name\": \"f\", \"arguments\": {a: 1}}\n</tool_call>";
+  EXPECT_TRUE(parsed_arguments(early, ocml::dialect::chatml, true).empty());
+  EXPECT_TRUE(stream_calls(early, ocml::dialect::chatml, true, 1).names.empty());
+}

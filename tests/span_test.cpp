@@ -145,6 +145,8 @@ TEST(Spans, ChatmlEventLogWithOffsets) {
         return "end";
       case ocml::event_kind::tool_call:
         return "call";
+      case ocml::event_kind::call_begin:
+        return "call_begin";
       default:
         return "other";
     }
@@ -157,12 +159,13 @@ TEST(Spans, ChatmlEventLogWithOffsets) {
   d.push(text);
   d.finish();
   // <|im_start|> user\n Hi <|im_end|> \n <|im_start|> assistant\n Ok. \n<tool_call>…</tool_call>
-  // <|im_end|> \n
+  // <|im_end|> \n. The call begins (no bytes) when its empty arguments close, before the
+  // call event that covers its bytes.
   const std::vector<std::string> expected = {
-      "structure[0,12)",  "structure[12,17)",   "begin[17,17)",      "content[17,19)",
-      "end[19,19)",       "structure[19,29)",   "structure[29,30)",  "structure[30,42)",
-      "structure[42,52)", "begin[52,52)",       "content[52,55)",    "call[55,111)",
-      "end[111,111)",     "structure[111,121)", "structure[121,122)"};
+      "structure[0,12)",  "structure[12,17)", "begin[17,17)",       "content[17,19)",
+      "end[19,19)",       "structure[19,29)", "structure[29,30)",   "structure[30,42)",
+      "structure[42,52)", "begin[52,52)",     "content[52,55)",     "call_begin[55,55)",
+      "call[55,111)",     "end[111,111)",     "structure[111,121)", "structure[121,122)"};
   EXPECT_EQ(log, expected);
 }
 

@@ -54,6 +54,10 @@ struct decoder_options {
   /// Off by default: harmony has no escape, so a '<' before a control token is text
   /// (`List<<|return|>` is the answer "List<"). The 2.x dialects always read escapes.
   bool openchatml_escapes = false;
+  /// ChatML and Qwen3: send call_begin and call_arguments events while a call's JSON is
+  /// written, so its arguments stream (on by default; ocml::parse turns it off, as nobody
+  /// listens). The calls are the same either way.
+  bool stream_arguments = true;
 };
 
 /// What a decoder reports, in input order.
@@ -71,6 +75,13 @@ enum class event_kind : std::uint8_t {
   introspection,    ///< A slice of an OpenChatML 0.1 <|start_introspect|> block (`text`).
   structure,        ///< Markup consumed: control tokens, role lines, the format's separators.
   skipped,          ///< Bytes dropped (lenient mode, or after a strict error); `text` says why.
+  /// A tool call begins before it is complete (`call` has its id, empty for a generated one,
+  /// and name; no arguments). Takes no bytes: the call's `tool_call` event, which follows,
+  /// covers them. Only decoders that stream arguments send it (ChatML and Qwen3 calls).
+  call_begin,
+  /// The next part of the begun call's arguments (`text`), as the `tool_call` event's
+  /// `arguments` will read: the parts so far are always its start. Takes no bytes.
+  call_arguments,
 };
 
 /// Bytes [begin, end) of the decoder's input.

@@ -128,6 +128,8 @@ class projection {
   bool in_message_ = false;
   bool projected_ = false;  // the open message is projected (its role qualifies)
   bool call_open_ = false;  // the open message is a 2.x call (its body is the arguments)
+  bool streaming_ = false;  // a call_begin event began the call its tool_call event ends
+  std::string streamed_;    // the arguments its call_arguments events sent
   bool builtin_ = false;    // the open message calls a built-in tool (browser.*, python)
   bool newline_ = false;    // the visible text so far ends in '\n'
   std::size_t messages_ = 0;

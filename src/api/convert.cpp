@@ -165,7 +165,9 @@ namespace {
 parse_result parse_noting_starts(std::string_view text, const decoder_options& options,
                                  std::vector<std::size_t>& starts) {
   collector c;
-  decoder d(options, [&](const event& e) {
+  decoder_options o = options;
+  o.stream_arguments = false;  // one shot: nobody listens to a call's progress
+  decoder d(o, [&](const event& e) {
     if (e.kind == event_kind::message_begin) starts.push_back(e.span.begin);
     c(e);
   });

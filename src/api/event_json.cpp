@@ -64,6 +64,17 @@ std::string event_json_line(const event& e) {
       j["name"] = e.call->name;
       j["arguments"] = e.call->arguments;
       break;
+    case event_kind::call_begin:
+      j["event"] = "call_begin";
+      j["offset"] = e.offset;
+      j["id"] = e.call->id;
+      j["name"] = e.call->name;
+      break;
+    case event_kind::call_arguments:
+      j["event"] = "call_arguments";
+      j["offset"] = e.offset;
+      j["text"] = std::string(e.text);
+      break;
     case event_kind::message_end:
       j["event"] = "message_end";
       j["offset"] = e.offset;

@@ -48,6 +48,8 @@ void collector::operator()(const event& e) {
       break;
     case event_kind::structure:
     case event_kind::skipped:
+    case event_kind::call_begin:  // progress: the tool_call event has the whole call
+    case event_kind::call_arguments:
       break;
     case event_kind::tool_call:
       if (open_) msgs.back().tool_calls.push_back(*e.call);
@@ -57,7 +59,9 @@ void collector::operator()(const event& e) {
 
 parse_result parse(std::string_view text, const decoder_options& options) {
   collector c;
-  decoder d(options, [&c](const event& e) { c(e); });
+  decoder_options o = options;
+  o.stream_arguments = false;  // one shot: nobody listens to a call's progress
+  decoder d(o, [&c](const event& e) { c(e); });
   d.push(text);
   d.finish();
   return c.take();

@@ -131,11 +131,14 @@ result<std::vector<segment>> segments_of(std::string_view text, dialect d, const
   decoder_options dopt;
   dopt.dialect = d;
   dopt.openchatml_escapes = true;
+  dopt.stream_arguments = false;
   decoder dec(dopt, [&](const event& e) {
     if (failed) return;
     result<bool> r = true;
     switch (e.kind) {
       case event_kind::diagnostic:
+      case event_kind::call_begin:  // no bytes: the tool_call event covers the call's
+      case event_kind::call_arguments:
         break;
       case event_kind::message_begin:
         in_body = true;

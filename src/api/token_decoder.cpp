@@ -170,7 +170,9 @@ void token_decoder::finish() {
 parse_result parse_tokens(std::span<const token_id> ids, const tokenizer& tok,
                           const decoder_options& options) {
   collector c;
-  token_decoder d(tok, options, [&c](const event& e) { c(e); });
+  decoder_options o = options;
+  o.stream_arguments = false;  // one shot: nobody listens to a call's progress
+  token_decoder d(tok, o, [&c](const event& e) { c(e); });
   d.push_tokens(ids);
   d.finish();
   return c.take();

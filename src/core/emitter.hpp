@@ -80,6 +80,17 @@ class emitter {
     e.span = {cursor_, end == kNoEnd ? cursor_ : end};
     emit(e);
   }
+  /// A call begun (`c` without arguments), or the next part of its arguments (`text`),
+  /// before the call is complete: no bytes, the call's tool_call event covers them.
+  void call_progress(event_kind k, const tool_call* c, std::string_view text, std::size_t off) {
+    event e;
+    e.kind = k;
+    e.offset = off;
+    e.call = c;
+    e.text = text;
+    e.span = {cursor_, cursor_};
+    emit(e);
+  }
   void part(const document_part& p, std::size_t off, std::size_t end = kNoEnd) {
     event e;
     e.kind = event_kind::document_part;

@@ -13,6 +13,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <string_view>
 
 namespace ocml::detail {
@@ -27,6 +28,97 @@ struct json_member {
   std::size_t parent_key_begin = 0;  ///< Depth 2: the key of the member it belongs to.
   std::size_t parent_key_end = 0;
 };
+
+/// How a JSON string token (quotes included) is written. `plain`: no escape, so its text
+/// between the quotes is its value; `canonical`: its only escapes are \" \\ \b \f \n \r \t,
+/// which nlohmann's dump and Python's json.dumps(ensure_ascii=False) write the same way, so
+/// both write the token as it stands; `other`: anything else (\u, \/, a raw control
+/// character, bytes that are not UTF-8, no string at all), for a real parser.
+///
+///   json_string_form("\"Paris\"") == string_form::plain
+///   json_string_form("\"a\\nb\"") == string_form::canonical
+enum class string_form : std::uint8_t { plain, canonical, other };
+
+[[nodiscard]] inline string_form json_string_form(std::string_view token) noexcept {
+  if (token.size() < 2 || token.front() != '"' || token.back() != '"') return string_form::other;
+  bool escaped = false;
+  std::uint32_t need = 0;  // continuation bytes still due
+  for (std::size_t i = 1; i + 1 < token.size(); ++i) {
+    const auto c = static_cast<unsigned char>(token[i]);
+    if (need != 0) {
+      if ((c & 0xC0) != 0x80) return string_form::other;
+      --need;
+    } else if (c == '\\') {
+      if (i + 2 >= token.size()) return string_form::other;
+      const char e = token[++i];
+      if (e != '"' && e != '\\' && e != 'b' && e != 'f' && e != 'n' && e != 'r' && e != 't') {
+        return string_form::other;
+      }
+      escaped = true;
+    } else if (c < 0x20 || c == '"') {
+      return string_form::other;
+    } else if (c >= 0x80) {
+      // Lead bytes of 2-4 byte sequences (overlongs and surrogates are left to the parser).
+      if (c >= 0xC2 && c <= 0xDF) {
+        need = 1;
+      } else if ((c >= 0xE1 && c <= 0xEC) || c == 0xEE || c == 0xEF) {
+        need = 2;
+      } else if (c >= 0xF1 && c <= 0xF3) {
+        need = 3;
+      } else {
+        return string_form::other;
+      }
+    }
+  }
+  if (need != 0) return string_form::other;
+  return escaped ? string_form::canonical : string_form::plain;
+}
+
+/// The value of a plain or canonical string token.
+[[nodiscard]] inline std::string json_string_value(std::string_view token) {
+  std::string out;
+  out.reserve(token.size());
+  for (std::size_t i = 1; i + 1 < token.size(); ++i) {
+    char c = token[i];
+    if (c == '\\') {
+      switch (token[++i]) {
+        case 'b':
+          c = '\b';
+          break;
+        case 'f':
+          c = '\f';
+          break;
+        case 'n':
+          c = '\n';
+          break;
+        case 'r':
+          c = '\r';
+          break;
+        case 't':
+          c = '\t';
+          break;
+        default:
+          c = token[i];
+          break;  // '"' or '\\'
+      }
+    }
+    out += c;
+  }
+  return out;
+}
+
+/// An integer token both nlohmann's dump and Python's json.dumps write as it stands
+/// (no sign of zero, no fraction or exponent, at most 18 digits).
+[[nodiscard]] inline bool json_plain_integer(std::string_view token) noexcept {
+  const bool negative = !token.empty() && token.front() == '-';
+  if (negative) token.remove_prefix(1);
+  if (token.empty() || token.size() > 18) return false;
+  if (token[0] == '0') return token.size() == 1 && !negative;
+  for (const char c : token) {
+    if (c < '0' || c > '9') return false;
+  }
+  return true;
+}
 
 class json_members {
  public:
@@ -44,8 +136,18 @@ class json_members {
   /// value of a depth-1 member opens with '{' or '[' (`c`, at offset `at`).
   template <class Member, class Open>
   status feed(std::string_view text, Member&& on_member, Open&& on_open) {
-    for (; at_ < text.size() && st_ == status::going; ++at_) {
-      byte(text[at_], at_, on_member, on_open);
+    const char* const data = text.data();
+    const std::size_t n = text.size();
+    for (; at_ < n && st_ == status::going; ++at_) {
+      if (string_ && !escape_) {
+        // Inside a string only '"' and '\\' matter: memchr to the next of them.
+        const void* q = std::memchr(data + at_, '"', n - at_);
+        const std::size_t quote = q == nullptr ? n : static_cast<const char*>(q) - data;
+        const void* b = std::memchr(data + at_, '\\', quote - at_);
+        at_ = b == nullptr ? quote : static_cast<std::size_t>(static_cast<const char*>(b) - data);
+        if (at_ == n) break;
+      }
+      byte(data[at_], at_, on_member, on_open);
     }
     return st_;
   }

@@ -6,6 +6,7 @@
 #include "response/executor.hpp"
 
 #include <algorithm>
+#include <charconv>
 
 #include "core/utf8.hpp"
 #include "interchange/json_util.hpp"
@@ -174,26 +175,42 @@ void executor::scan_items(std::string_view added) {
 }
 
 bool executor::emit_item(const field_spec& f, std::string key, json value) {
-  if (!item_keys_.insert(key).second) {
-    itemize_ = false;  // a repeated key: the close has the merged value
+  // XML-style parameters: a repeated key stops the items (the close has the merged value).
+  // JSON arguments: both go out, and the close says the parse kept the last.
+  if (f.content.type != content_type::json && !item_keys_.insert(key).second) {
+    itemize_ = false;
     return false;
   }
   if (has_tools_) coerce_argument(item_tool_, key, value, tools_);
   if (f.untyped_json) json_untyped_argument(item_tool_, key, value, tools_);
-  item_args_[key] = value;
-  json item = json::object();
-  item["key"] = std::move(key);
-  item["value"] = std::move(value);
+  ++items_sent_;
+  // One object reused (its two slots keep their storage): no allocation per argument.
+  if (!item_.is_object()) item_ = {{"key", nullptr}, {"value", nullptr}};
+  item_["key"] = std::move(key);
+  item_["value"] = std::move(value);
   response_event e;
   e.kind = response_event_kind::region_item;
   e.span = {pos_, pos_};
   e.field = f.name;
-  e.value = &item;
+  e.value = &item_;
   emit(e);
   return true;
 }
 
 namespace {
+
+// A member's key or value: strings without \\u, and small integers, without the parser.
+std::optional<json> quick_json(std::string_view token) {
+  if (detail::json_string_form(token) != detail::string_form::other) {
+    return json(detail::json_string_value(token));
+  }
+  if (detail::json_plain_integer(token)) {
+    std::int64_t n = 0;
+    std::from_chars(token.data(), token.data() + token.size(), n);
+    return json(n);
+  }
+  return detail::try_parse_json(token);
+}
 
 bool is_arguments_key(std::string_view k) {
   return k == "\"arguments\"" || k == "\"parameters\"";
@@ -227,7 +244,7 @@ void executor::scan_json_items() {
     const std::string_view key = part(m.key_begin, m.key_end);
     if (m.depth == 1 && f.json_call) {
       if (key == "\"name\"" || key == "\"tool_name\"") {
-        auto v = detail::try_parse_json(part(m.value_begin, m.value_end));
+        auto v = quick_json(part(m.value_begin, m.value_end));
         if (v && v->is_string() && item_tool_.empty()) {
           item_tool_ = v->get<std::string>();
         } else {
@@ -253,8 +270,12 @@ void executor::scan_json_items() {
     }
     if (m.depth != args_depth) return;
     if (f.json_call && !is_arguments_key(part(m.parent_key_begin, m.parent_key_end))) return;
-    auto k = detail::try_parse_json(key);
-    auto v = detail::try_parse_json(part(m.value_begin, m.value_end));
+    if (item_begun_ && !sink_) {
+      args_from_ = m.value_end;  // tracking only (partial_call's rescan)
+      return;
+    }
+    const std::optional<json> k = quick_json(key);
+    std::optional<json> v = quick_json(part(m.value_begin, m.value_end));
     if (!k || !k->is_string() || !v) {
       itemize_ = false;  // the close says why
       return;
@@ -262,15 +283,13 @@ void executor::scan_json_items() {
     // The call begins with its first argument, so a body broken before it stays text.
     if (!item_begun_) begin_json_call(f);
     if (!itemize_) return;
-    const std::string name = k->get<std::string>();
-    if (emit_item(f, name, std::move(*v))) {
-      args_from_ = m.value_end;
-    } else {
-      report(error_code::response_content, body_at_, body_lc_,
-             "field '" + f.name + "': argument '" + name +
-                 "' is written twice; the stream sent the first, the parse keeps the last",
-             true);
+    if (!sink_) {
+      // Nobody listened and the body broke (json_call_begun): a valid first argument is
+      // what would have begun the call; the scan stops there (partial_call reads the rest).
+      itemize_ = false;
+      return;
     }
+    if (emit_item(f, k->get<std::string>(), std::move(*v))) args_from_ = m.value_end;
   };
   const auto on_open = [&](std::size_t kb, std::size_t ke, char c, std::size_t at) {
     if (!f.json_call || !itemize_ || item_begun_ || !is_arguments_key(part(kb, ke))) return;
@@ -278,7 +297,7 @@ void executor::scan_json_items() {
       itemize_ = false;
       return;
     }
-    args_from_ = at + 1;
+    args_from_ = args_open_ = at + 1;
   };
   const auto st = members_.feed(body, on_member, on_open);
   if (item_begun_ && f.json_call && args_end_ == npos) {
@@ -295,7 +314,69 @@ void executor::scan_json_items() {
   }
 }
 
+bool executor::json_call_begun(const field_spec& f) {
+  if (sink_ || item_begun_ || f.content.type != content_type::json || !itemize_) {
+    return item_begun_;
+  }
+  // Nobody listened, so the body was not scanned: read it now as the stream would have.
+  members_.reset();
+  args_from_ = args_end_ = args_open_ = npos;
+  scan_json_items();
+  return item_begun_;
+}
+
+void executor::track_arguments(const field_spec& f) {
+  const std::string_view body = body_;
+  const auto part = [&](std::size_t b, std::size_t e) { return body.substr(b, e - b); };
+  const int depth = f.json_call ? 2 : 1;
+  args_from_ = args_end_ = npos;
+  detail::json_members scan;
+  const auto st = scan.feed(
+      body,
+      [&](const detail::json_member& m) {
+        if (f.json_call && m.depth == 1 && args_end_ == npos && args_open_ != npos &&
+            is_arguments_key(part(m.key_begin, m.key_end))) {
+          args_end_ = m.value_end;
+        } else if (m.depth == depth && args_end_ == npos &&
+                   (!f.json_call || is_arguments_key(part(m.parent_key_begin, m.parent_key_end)))) {
+          args_from_ = m.value_end;
+        }
+      },
+      [&](std::size_t kb, std::size_t ke, char c, std::size_t at) {
+        if (f.json_call && c == '{' && args_open_ == npos && is_arguments_key(part(kb, ke))) {
+          args_open_ = at + 1;
+        }
+      });
+  if (args_from_ == npos) args_from_ = args_open_;  // no complete argument: from its '{'
+  std::size_t kb = 0;
+  std::size_t ke = 0;
+  std::size_t end = 0;
+  if (f.json_call && args_end_ == npos && scan.ended_value(kb, ke, end) &&
+      is_arguments_key(part(kb, ke))) {
+    args_end_ = end;
+  } else if (!f.json_call && st == detail::json_members::status::done) {
+    args_end_ = body.size();
+  }
+}
+
 json executor::partial_call(const field_spec& f) {
+  if (args_open_ == npos) {  // a named call: its body is the arguments
+    const std::size_t brace = body_.find('{');
+    args_open_ = brace == npos ? body_.size() : brace + 1;
+  }
+  if (!sink_) track_arguments(f);
+  item_args_ = json::object();
+  if (args_from_ != npos && args_from_ > args_open_ && args_from_ <= body_.size()) {
+    // The arguments that were complete, typed as the stream sent them.
+    std::string obj = body_.substr(args_open_ - 1, args_from_ - args_open_ + 1) + "}";
+    if (auto v = detail::try_parse_json(obj); v && v->is_object()) {
+      for (auto& [key, value] : v->items()) {
+        if (has_tools_) coerce_argument(item_tool_, key, value, tools_);
+        if (f.untyped_json) json_untyped_argument(item_tool_, key, value, tools_);
+        item_args_[key] = value;
+      }
+    }
+  }
   // The arguments: the object, when it closed; else the members streamed so far as the
   // stream sent them, then the rest as written (an unfinished member), never dropped.
   json args = item_args_;
@@ -523,7 +604,7 @@ void executor::accumulate(std::size_t from, std::size_t to) {
   pos_ = to;
   if (itemize_ && current_ >= 0) {
     if (spec_->fields[static_cast<std::size_t>(current_)].content.type == content_type::json) {
-      scan_json_items();
+      if (sink_) scan_json_items();  // nobody listens: read only if the body breaks
     } else {
       scan_items(bytes(from, to));
     }
@@ -562,11 +643,11 @@ void executor::open_region(int field, captures caps) {
   itemize_ = item_begun_ = false;
   item_at_ = item_seen_ = 0;
   item_keys_.clear();
-  item_args_ = json::object();
+  items_sent_ = 0;
   item_tool_.clear();
   item_id_.clear();
   members_.reset();
-  args_from_ = args_end_ = npos;
+  args_from_ = args_end_ = args_open_ = npos;
   if (f.json_call) itemize_ = true;  // begun when its name and arguments are seen
   if (!f.stream_name.empty()) {
     for (const auto& [n, v] : caps_) {
@@ -629,7 +710,8 @@ void executor::close_region() {
   // as far as they were written, as OpenAI's API sends a call max_tokens cut (issue 26).
   // A body that breaks after the stream began its call is that call too: a stream cannot
   // take back what it sent (docs/decisions.md 94).
-  const bool partial = !parsed_ok && item_begun_ && keep && !(value = partial_call(f)).is_null();
+  const bool partial =
+      !parsed_ok && keep && json_call_begun(f) && !(value = partial_call(f)).is_null();
   if (partial) {
     report(why.code, body_at_, body_lc_,
            "field '" + f.name + "': " +
@@ -661,6 +743,20 @@ void executor::close_region() {
     fell_back = true;
   }
   if (has_tools_ && !partial) coerce_tool_calls(value, tools_);
+  if (items_sent_ > 0 && !fell_back && !partial && value.is_object() &&
+      f.content.type == content_type::json) {
+    const auto fn = value.find("function");
+    const json& call = fn != value.end() && fn->is_object() ? *fn : value;
+    auto args = call.find("arguments");
+    if (args == call.end()) args = call.find("parameters");
+    if (args != call.end() && args->is_object() && args->size() < items_sent_) {
+      report(error_code::response_content, body_at_, body_lc_,
+             "field '" + f.name +
+                 "': an argument is written twice; the stream sent both, the parse keeps the "
+                 "last (as Python's json.loads)",
+             true);
+    }
+  }
   if (f.untyped_json && !fell_back && !partial) json_untyped_values(value, tools_);
   if (from_prefix_) {
     // A region the prompt opened and closed is the prompt's (Seed-OSS's budget note, an

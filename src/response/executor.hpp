@@ -65,10 +65,16 @@ class executor {
   // A call's JSON arguments complete so far (and, for a JSON call body, its name, id and
   // region_call), as region_item events: each byte of the body is scanned once.
   void scan_json_items();
+  // Whether the stream began (or, unscanned when nobody listened, would have begun) the
+  // open region's JSON call.
+  [[nodiscard]] bool json_call_begun(const field_spec& f);
   // region_call, once a JSON call's name and first argument are known.
   void begin_json_call(const field_spec& f);
   // One streamed argument: false (and no event) when its key came before.
   bool emit_item(const field_spec& f, std::string key, json value);
+  // Where the complete arguments of the open body end (args_from_, args_end_), read again
+  // when the scan stopped at the first (nobody listened).
+  void track_arguments(const field_spec& f);
   // The value of a call the generation cut after the stream began it (null: none).
   [[nodiscard]] json partial_call(const field_spec& f);
   // The text is a literal that closes the implicit field (the end of the message).
@@ -109,8 +115,11 @@ class executor {
   std::unordered_set<std::string> item_keys_;
   bool item_begun_ = false;          // the stream has begun the open region's call
   std::string item_id_;              // a JSON call body's "id"
-  json item_args_ = json::object();  // its arguments streamed so far
+  json item_args_ = json::object();  // a cut call's complete arguments (partial_call)
+  std::size_t items_sent_ = 0;       // region_item events of the open region
+  json item_;                        // the value of the last region_item event
   static constexpr std::size_t npos = static_cast<std::size_t>(-1);
+  std::size_t args_open_ = npos;  // body_ offset after the arguments' '{'
   std::size_t args_from_ = npos;  // body_ offset after the last streamed argument
   std::size_t args_end_ = npos;   // body_ offset where the arguments object ended
   detail::json_members members_;

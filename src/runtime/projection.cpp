@@ -120,17 +120,41 @@ void projection::operator()(const event& e) {
         block_ = {};
       }
       return;
-    case event_kind::tool_call:
+    case event_kind::call_begin:
       if (!projected_) return;
       flush_carry();
       begin_call(e.call->id, e.call->name, e.offset);
-      if (!e.call->arguments.empty()) {
+      streaming_ = true;
+      streamed_.clear();
+      return;
+    case event_kind::call_arguments:
+      if (!projected_ || !streaming_) return;
+      streamed_.append(e.text);
+      text(delta_kind::call_arguments, e.text, e.offset);
+      return;
+    case event_kind::tool_call: {
+      if (!projected_) return;
+      flush_carry();
+      std::string_view args = e.call->arguments;
+      if (streaming_) {
+        // Begun already: the rest of the arguments (normally "}"), after the parts sent.
+        streaming_ = false;
+        // Not its start (a key written twice, whose last value the call keeps): the parts
+        // sent are closed, so the folded text is JSON that reads as the call's arguments.
+        args = args.starts_with(streamed_) ? args.substr(streamed_.size())
+               : streamed_.empty()         ? args
+                                           : std::string_view("}");
+      } else {
+        begin_call(e.call->id, e.call->name, e.offset);
+      }
+      if (!args.empty()) {
         delta d = make(delta_kind::call_arguments, e.offset);
-        d.text = e.call->arguments;  // a whole call: complete characters
+        d.text = args;  // complete characters
         sink_(d);
       }
       end_call(e.offset);
       return;
+    }
     case event_kind::message_end:
       if (projected_) {
         flush_carry();

@@ -336,7 +336,9 @@ int run_parse(const parse_args& a) {
   input in;
   if (!open_input(in, a.file)) return 1;
   collector c;
-  decoder d(a.decoder, [&c](const event& e) { c(e); });
+  decoder_options whole = a.decoder;
+  whole.stream_arguments = false;  // the messages only: no call's progress
+  decoder d(whole, [&c](const event& e) { c(e); });
   feed(d, in.bytes(), a.chunk);
   const parse_result r = c.take();
   for (const auto& diag : r.diagnostics) print_diag(diag);
@@ -437,7 +439,9 @@ int run_validate(const decoder_options& opt, const std::vector<std::string>& fil
     // Streamed, as `stream` reads: only the decoder's bounded state is held, never the
     // input (issue 23: standard input was held twice).
     std::vector<diagnostic> diags;
-    decoder d(opt, [&diags](const event& e) {
+    decoder_options quiet = opt;
+    quiet.stream_arguments = false;  // diagnostics only
+    decoder d(quiet, [&diags](const event& e) {
       if (e.kind == event_kind::diagnostic) diags.push_back(*e.diag);
     });
     std::string err;
