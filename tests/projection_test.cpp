@@ -218,6 +218,7 @@ struct streamed_call {
   std::vector<std::pair<std::size_t, std::string>> args;  // (bytes read, delta)
   std::size_t begun_at = 0;
   std::vector<std::string> names;
+  std::vector<std::string> ids;
   std::vector<std::string> all;  // the arguments of each call, concatenated
 };
 
@@ -229,6 +230,7 @@ streamed_call stream_calls(std::string_view text, ocml::dialect d, bool lenient,
     if (x.kind == ocml::delta_kind::call_begin) {
       if (s.names.empty()) s.begun_at = read;
       s.names.emplace_back(x.name);
+      s.ids.emplace_back(x.call_id);
       s.all.emplace_back();
     }
     if (x.kind == ocml::delta_kind::call_arguments) {
@@ -308,4 +310,26 @@ TEST(Projection, AChatmlCallBeganThenBrokenStaysACallInLenientMode) {
   const std::string early = "<tool_call>\n{\"name\": \"f\", \"arguments\": {a: 1}}\n</tool_call>";
   EXPECT_TRUE(parsed_arguments(early, ocml::dialect::chatml, true).empty());
   EXPECT_TRUE(stream_calls(early, ocml::dialect::chatml, true, 1).names.empty());
+}
+
+TEST(Projection, PcmlCallsStreamTheirArgumentsWithTheirIds) {
+  const std::string text =
+      "Checking.\n<call>{\"id\": \"c1\", \"name\": \"f\", \"arguments\": {\"a\": 1, "
+      "\"b\": \"x\"}}</call><end>[/AST]";
+  const auto want = parsed_arguments(text, ocml::dialect::pcml, false);
+  ASSERT_EQ(want, std::vector<std::string>{R"({"a": 1, "b": "x"})"});
+  for (const std::size_t chunk : {1, 2, 3, 64}) {
+    const auto r = stream_calls(text, ocml::dialect::pcml, false, chunk);
+    EXPECT_EQ(r.all, want) << chunk;
+    EXPECT_EQ(r.names, std::vector<std::string>{"f"}) << chunk;
+    EXPECT_EQ(r.ids, std::vector<std::string>{"c1"}) << chunk;  // written before the arguments
+  }
+  const auto one = stream_calls(text, ocml::dialect::pcml, false, 1);
+  EXPECT_EQ(one.begun_at, text.find(", \"b\"") + 1);
+  // Cut off after its first argument (lenient): the call stays, its arguments as written.
+  const std::string cut = "<call>{\"id\": \"c2\", \"name\": \"g\", \"arguments\": {\"a\": 1, \"b";
+  EXPECT_EQ(parsed_arguments(cut, ocml::dialect::pcml, true),
+            std::vector<std::string>{R"({"a": 1, "b)"});
+  EXPECT_EQ(stream_calls(cut, ocml::dialect::pcml, true, 2).all,
+            parsed_arguments(cut, ocml::dialect::pcml, true));
 }

@@ -11,8 +11,8 @@ usage: check_families.py [--verbose] [--no-stream] [--templates DIR] [--response
 Without --response a case is parsed with what `-d model:PATH` takes for a folder holding only
 the case's chat template: the curated response template its fingerprint matches (a case whose
 template matches none counts as refused). --response gives a family a response template file
-instead. Each passing case is also streamed one byte at a time (OpenAI chunks, folded as a
-client folds them) and must give the same message. Needs the ocml package (PYTHONPATH=build/python)
+instead. Each case is also streamed in pieces of every size 1..16 bytes (OpenAI chunks,
+folded as a client folds them) and must give its one-shot message, argument bytes included. Needs the ocml package (PYTHONPATH=build/python)
 and ../shared/reference/templates/models.
 """
 
@@ -114,28 +114,31 @@ def fold(chunks: list) -> dict:
 
 
 def check_stream(case: dict, fmt, chat, one_shot: dict) -> tuple[bool, str]:
-    """The output streamed one byte at a time folds to the one-shot parse."""
+    """The output streamed in pieces of every size 1..16 bytes folds to the one-shot parse."""
     data = case["output"].encode("utf-8")
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            d = ocml.Decoder(fmt, events="openai", completion=True,
-                             prefix=prefix_of(chat, case), tools=case.get("tools"),
-                             lenient=case["kind"] != "complete", call_id_seed=1)
-            chunks = []
-            for i in range(len(data)):
-                chunks += d.push(data[i:i + 1])
-            chunks += d.finish()
-    except ocml.Error as e:
-        return False, f"streamed: {e.code}: {e.message[:120]}"
-    folded = fold(chunks)
-    got, want = norm_message(folded), norm_message(one_shot)
-    # The argument deltas concatenate to exactly the one-shot arguments, byte for byte.
-    raw_got = [c["function"]["arguments"] for c in folded["tool_calls"]]
     raw_want = [c.get("function", c).get("arguments") for c in one_shot.get("tool_calls") or []]
-    if got == want and raw_got == raw_want:
-        return True, ""
-    return False, f"streamed {json.dumps(got, ensure_ascii=False)[:300]}"
+    want = norm_message(one_shot)
+    for size in range(1, 17):
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                d = ocml.Decoder(fmt, events="openai", completion=True,
+                                 prefix=prefix_of(chat, case), tools=case.get("tools"),
+                                 lenient=case["kind"] != "complete", call_id_seed=1)
+                chunks = []
+                for i in range(0, len(data), size):
+                    chunks += d.push(data[i:i + size])
+                chunks += d.finish()
+        except ocml.Error as e:
+            return False, f"streamed in {size}-byte pieces: {e.code}: {e.message[:120]}"
+        folded = fold(chunks)
+        got = norm_message(folded)
+        # The argument deltas concatenate to exactly the one-shot arguments, byte for byte.
+        raw_got = [c["function"]["arguments"] for c in folded["tool_calls"]]
+        if got != want or raw_got != raw_want:
+            return False, (f"streamed in {size}-byte pieces "
+                           f"{json.dumps(got, ensure_ascii=False)[:300]}")
+    return True, ""
 
 
 # Cases written from a peer's test for a checkpoint whose chat template is not in ../shared:
@@ -213,8 +216,8 @@ def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--verbose", action="store_true")
     ap.add_argument("--no-stream", action="store_true",
-                    help="one-shot only (by default each passing case is also streamed one "
-                         "byte at a time and must fold to the same message)")
+                    help="one-shot only (by default each case is also streamed in pieces of "
+                         "1..16 bytes and must fold to its one-shot message)")
     ap.add_argument("--templates", default=str(SOURCE.parent / "shared" / "reference" /
                                                 "templates" / "models"))
     ap.add_argument("--response", action="append", default=[],
@@ -239,8 +242,8 @@ def main() -> int:
           f"without a reference chat template, {total['stand_in_passed']} of "
           f"{total['stand_in_passed'] + total['stand_in_missed']} with the curated stand-in)")
     if not args.no_stream:
-        print(f"streamed one byte at a time, {total['stream_differs']} case(s) of all fold to "
-              "something else than their own one-shot parse")
+        print(f"streamed in pieces of 1..16 bytes, {total['stream_differs']} case(s) of all "
+              "fold to something else than their own one-shot parse")
     return 0
 
 

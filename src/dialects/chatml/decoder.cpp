@@ -1,13 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 // ChatML streaming decoder (Qwen2.5 + Hermes tool calls).
-#include <algorithm>
 #include <string>
-#include <vector>
 
 #include "core/emitter.hpp"
 #include "core/json_extent.hpp"
-#include "core/json_members.hpp"
 #include "core/scan.hpp"
+#include "dialects/call_stream.hpp"
 #include "dialects/chatml/chatml.hpp"
 #include "interchange/json_util.hpp"
 #include "interchange/pyjson.hpp"
@@ -117,7 +115,7 @@ class decoder_impl final : public stream_decoder, public token_stream::handler {
           revert_call(false);
           return;
         }
-        if (opt_.stream_arguments) scan_call();
+        if (opt_.stream_arguments) calls_.scan(buf_);
         return;
       case state::after_call:
         if (after_call_nl_) {  // the separator before the next <tool_call>
@@ -216,7 +214,7 @@ class decoder_impl final : public stream_decoder, public token_stream::handler {
         if (ext_.in_string() && id != im_end) {
           // A tag inside a JSON string is part of the string.
           buf_ += tok(id);
-          if (opt_.stream_arguments) scan_call();
+          if (opt_.stream_arguments) calls_.scan(buf_);
         } else if (id == call_close) {
           if (!finish_call(true, after)) return;
           st_ = state::after_call;
@@ -451,222 +449,15 @@ class decoder_impl final : public stream_decoder, public token_stream::handler {
     call_off_ = after;
     call_pos_ = em_.where(after);
     st_ = state::call;
-    members_.reset();
-    args_stream_ = true;
-    call_begun_ = false;
-    begun_ = tool_call{};
-    streamed_.clear();
-    arg_keys_.clear();
-    args_tail_ = args_end_ = args_key_at_ = name_key_at_ = args_open_ = kNone;
-  }
-
-  // The call's arguments as the model writes them (issue 26): the call begins (call_begin)
-  // at its first complete argument, or when its empty arguments close, and each argument
-  // goes out (call_arguments) as Python's json.dumps writes it, so the parts are the start
-  // of the tool_call event's arguments. Each byte of the body is scanned once.
-  void scan_call() {
-    if (!args_stream_) return;
-    const std::string_view body(buf_);
-    const auto part = [&](std::size_t b, std::size_t e) { return body.substr(b, e - b); };
-    constexpr std::string_view kArgs = "\"arguments\"";
-    const auto on_member = [&](const json_member& m) {
-      if (!args_stream_) return;
-      const std::string_view key = part(m.key_begin, m.key_end);
-      if (m.depth == 1) {
-        if (key != kArgs && key != "\"name\"") return;
-        std::size_t& seen = key == kArgs ? args_key_at_ : name_key_at_;
-        if (seen != kNone && seen != m.key_begin) {
-          stop_streaming("repeats " + std::string(key));
-          return;
-        }
-        seen = m.key_begin;
-        if (key == "\"name\"") {
-          const std::string_view v = part(m.value_begin, m.value_end);
-          if (json_string_form(v) != string_form::other) {
-            begun_.name = json_string_value(v);
-          } else if (auto j = try_parse_json(v); j && j->is_string()) {
-            begun_.name = j->get<std::string>();
-          }
-          args_stream_ = !begun_.name.empty();
-        } else if (args_tail_ != kNone) {
-          if (!call_begun_) begin_streamed_call();
-          args_end_ = m.value_end;
-        }
-        return;
-      }
-      if (args_tail_ == kNone || args_end_ != kNone ||
-          part(m.parent_key_begin, m.parent_key_end) != kArgs) {
-        return;
-      }
-      if (call_begun_ && !opt_.stream_arguments) {
-        args_tail_ = m.value_end;  // tracking only (keep_begun_call's rescan)
-        return;
-      }
-      if (!opt_.stream_arguments) {
-        // Nobody listens, and the body broke (call_was_begun): a valid first argument is
-        // what would have begun the call; the scan stops there.
-        if (valid_member(key, part(m.value_begin, m.value_end))) begin_streamed_call();
-        args_stream_ = false;
-        return;
-      }
-      std::string t = streamed_.empty() ? "{" : ", ";
-      std::string name;
-      if (!python_member(key, part(m.value_begin, m.value_end), t, name)) {
-        args_stream_ = false;  // the close says why
-        return;
-      }
-      // A key written twice goes out twice: the folded text, read as JSON, is the call's
-      // arguments (the last wins, as in Python's json.loads); a warning says so. Checked
-      // while the call has few arguments (no allocation once the list has its capacity).
-      if (arg_keys_.size() < 32) {
-        if (std::find(arg_keys_.begin(), arg_keys_.end(), name) != arg_keys_.end()) {
-          em_.report_at(error_code::body_constraint_violation, severity::warning, call_off_,
-                        call_pos_,
-                        "the call writes argument '" + name +
-                            "' twice: the stream sends both, the call keeps the last");
-        }
-        arg_keys_.push_back(name);
-      }
-      if (!call_begun_) begin_streamed_call();
-      args_tail_ = m.value_end;
-      streamed_ += t;
-      em_.call_progress(event_kind::call_arguments, nullptr, t, call_off_);
-    };
-    const auto on_open = [&](std::size_t kb, std::size_t ke, char c, std::size_t at) {
-      if (!args_stream_ || part(kb, ke) != kArgs || args_tail_ != kNone) return;
-      if (c != '{' || begun_.name.empty()) {
-        args_stream_ = false;  // arguments that are no object, or a name after them: whole
-        return;
-      }
-      args_tail_ = args_open_ = at + 1;
-    };
-    if (members_.feed(body, on_member, on_open) == json_members::status::invalid) {
-      args_stream_ = false;
-      return;
-    }
-    std::size_t kb = 0;
-    std::size_t ke = 0;
-    std::size_t end = 0;
-    if (args_stream_ && args_tail_ != kNone && args_end_ == kNone &&
-        members_.ended_value(kb, ke, end) && part(kb, ke) == kArgs) {
-      if (!call_begun_) begin_streamed_call();  // {} arguments
-      args_end_ = end;
-      args_key_at_ = kb;
-    }
-  }
-
-  // `"key": value` as Python's json.dumps writes it, appended to `out` (`name`: the key).
-  // Strings whose escapes json.dumps writes the same way, plain integers and literals are
-  // their own text (no parse); anything else goes through the JSON parser. False when the
-  // member is not valid JSON.
-  // What python_member accepts, without writing it.
-  [[nodiscard]] bool valid_member(std::string_view key, std::string_view value) const {
-    if (json_string_form(key) == string_form::other) {
-      auto k = try_parse_json(key);
-      if (!k || !k->is_string()) return false;
-    }
-    return json_string_form(value) != string_form::other || json_plain_integer(value) ||
-           value == "true" || value == "false" || value == "null" ||
-           try_parse_json(value, opt_.limits.max_json_depth).has_value();
-  }
-
-  bool python_member(std::string_view key, std::string_view value, std::string& out,
-                     std::string& name) const {
-    if (json_string_form(key) != string_form::other) {
-      name = json_string_value(key);
-      out += key;
-    } else {
-      auto k = try_parse_json(key);
-      if (!k || !k->is_string()) return false;
-      name = k->get<std::string>();
-      python_json_string(name, out);
-    }
-    out += ": ";
-    if (json_string_form(value) != string_form::other || json_plain_integer(value) ||
-        value == "true" || value == "false" || value == "null") {
-      out += value;  // json.dumps writes it as it stands
-      return true;
-    }
-    auto v = try_parse_json(value, opt_.limits.max_json_depth);
-    if (!v) return false;
-    python_json_dumps(*v, out);
-    return true;
-  }
-
-  // Whether the stream has begun (or, when nobody listens and the body was not scanned,
-  // would have begun) the open call: a body that breaks then is that call, not text.
-  bool call_was_begun() {
-    if (opt_.stream_arguments || call_begun_) return call_begun_;
-    members_.reset();
-    args_stream_ = true;
-    args_tail_ = args_end_ = args_key_at_ = name_key_at_ = args_open_ = kNone;
-    begun_.name.clear();
-    scan_call();  // stops at the first argument, valid or not
-    args_stream_ = false;
-    return call_begun_;
-  }
-
-  void begin_streamed_call() {
-    call_begun_ = true;
-    if (opt_.stream_arguments) em_.call_progress(event_kind::call_begin, &begun_, {}, call_off_);
-  }
-
-  // Streaming stops; once the call was begun, what the stream sent may differ from the call.
-  void stop_streaming(const std::string& why) {
-    if (call_begun_) {
-      em_.report_at(error_code::body_constraint_violation, severity::warning, call_off_, call_pos_,
-                    "the call " + why +
-                        " after its arguments began to stream: the stream "
-                        "sent the first, the call keeps the last");
-    }
-    args_stream_ = false;
+    calls_.start(call_off_, call_pos_);
   }
 
   // A call the stream began whose JSON then broke, or was cut off (lenient): it stays that
-  // call, as a stream cannot take back what it sent. Its arguments are the object when it
-  // closed (only white space and the call's '}' after it), else the parts sent followed by
-  // the rest of the body as written: no byte is lost (docs/decisions.md 94).
+  // call, as a stream cannot take back what it sent (docs/decisions.md 94).
   void keep_begun_call(std::size_t end, const std::string& why) {
-    if (!opt_.stream_arguments) {
-      // The scan stopped at the first argument: where the complete ones end, read again.
-      members_.reset();
-      args_stream_ = true;
-      args_tail_ = args_end_ = args_key_at_ = name_key_at_ = kNone;
-      scan_call();
-      args_stream_ = false;
-    }
     std::string_view body(buf_);
     if (body.ends_with('\n')) body.remove_suffix(1);
-    tool_call tc;
-    tc.name = begun_.name;
-    bool closed = args_end_ != kNone && args_end_ <= body.size();
-    if (closed) {
-      std::string_view rest = body.substr(args_end_);
-      const auto ws = rest.find_first_not_of(" \t\r\n");
-      rest.remove_prefix(ws == std::string_view::npos ? rest.size() : ws);
-      if (!rest.empty() && rest.front() == '}') rest.remove_prefix(1);
-      closed = rest.find_first_not_of(" \t\r\n") == std::string_view::npos;
-    }
-    if (!opt_.stream_arguments && args_tail_ > args_open_ && args_tail_ <= body.size()) {
-      // Nothing was sent: the arguments that were complete, as the stream would have sent
-      // them (python_member of each is json.dumps of the object they make).
-      std::string obj(body.substr(args_open_ - 1, args_tail_ - args_open_ + 1));
-      obj += '}';
-      if (auto v = try_parse_json(obj, opt_.limits.max_json_depth); v && !v->empty()) {
-        streamed_ = python_json_dumps(*v);
-        streamed_.pop_back();
-      }
-    }
-    if (closed) {
-      tc.arguments = streamed_.empty() ? "{}" : streamed_ + "}";
-    } else {
-      tc.arguments = streamed_.empty() ? "{" : streamed_;
-      tc.arguments.append(body.substr(std::min(args_tail_, body.size())));
-    }
-    em_.report_at(error_code::body_constraint_violation, severity::warning, call_off_, call_pos_,
-                  "recovered: " + why + " after the stream began the call to '" + tc.name +
-                      "' (kept as that call, its arguments as written)");
-    em_.call(tc, call_off_, end);
+    calls_.emit_kept(body, end, why);
     buf_.clear();
   }
 
@@ -693,7 +484,7 @@ class decoder_impl final : public stream_decoder, public token_stream::handler {
   // A call cut off by <|im_end|> or the end of input (`why`, reported with `code`): its JSON
   // complete is a call, else its text; an error in strict mode. False when decoding stopped.
   bool unclosed_call(error_code code, std::size_t off, const char* why) {
-    const bool begun = !ext_.complete() && call_was_begun();
+    const bool begun = !ext_.complete() && calls_.begun(buf_);
     if (!em_.recoverable(code, off,
                          std::string(why) + ((ext_.complete() || begun) && opt_.lenient
                                                  ? " (read as an unclosed call)"
@@ -738,7 +529,7 @@ class decoder_impl final : public stream_decoder, public token_stream::handler {
         em_.stop(call_off_);
         return false;
       }
-      if (call_was_begun()) {
+      if (calls_.begun(buf_)) {
         keep_begun_call(end, what);
         return true;
       }
@@ -902,19 +693,7 @@ class decoder_impl final : public stream_decoder, public token_stream::handler {
   std::size_t call_text_off_ = 0;
   std::size_t nl_off_ = 0;
   json_extent ext_;
-  // The open call's streamed arguments (scan_call).
-  static constexpr std::size_t kNone = static_cast<std::size_t>(-1);
-  json_members members_;
-  bool args_stream_ = false;           // its arguments may still stream
-  bool call_begun_ = false;            // call_begin was sent
-  tool_call begun_;                    // its name (call_begin's call)
-  std::string streamed_;               // the arguments sent so far
-  std::vector<std::string> arg_keys_;  // the first arguments' names (a repeat is said)
-  std::size_t args_open_ = kNone;      // buf_ offset after the arguments' '{'
-  std::size_t args_tail_ = kNone;      // buf_ offset after the last argument sent
-  std::size_t args_end_ = kNone;       // buf_ offset where the arguments object closed
-  std::size_t args_key_at_ = kNone;    // buf_ offsets of the "arguments" and "name" keys read
-  std::size_t name_key_at_ = kNone;
+  call_stream calls_{em_, opt_};  // the open call's arguments, streamed
   bool call_nl_ = false;
   position call_pos_;
   position nl_pos_;

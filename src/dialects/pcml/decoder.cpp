@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // PCML streaming decoder. Text inside <call> is held back and the whole call is emitted
-// when </call> closes it (PCML technical memo §5.1); a system container is held to its end
+// when </call> closes it (PCML technical memo §5.1), its arguments streamed before that
+// (call_stream); a system container is held to its end
 // (a container holding only <tools> is no message). Spans: tags, metadata and the newline
 // after </think> are structure, a call and a tools block cover their tags.
 #include <string>
@@ -8,6 +9,7 @@
 #include "core/emitter.hpp"
 #include "core/held_text.hpp"
 #include "core/scan.hpp"
+#include "dialects/call_stream.hpp"
 #include "dialects/pcml/pcml.hpp"
 #include "interchange/json_util.hpp"
 #include "interchange/pyjson.hpp"
@@ -65,7 +67,9 @@ class decoder_impl final : public stream_decoder, public token_stream::handler {
     em_.report(error_code::stream_truncated,
                opt_.lenient || opt_.completion ? severity::warning : severity::error, off,
                "input ended inside " + kTokens[open_tag_]);
-    if (st_ == state::call) {  // a call cut short is text, its tag and separator included
+    if (st_ == state::call && (opt_.lenient || opt_.completion) && calls_.begun(buf_)) {
+      keep_begun_call(off, "input ended inside <call>");  // streamed already: a call
+    } else if (st_ == state::call) {  // a call cut short is text, its tag and separator included
       const std::string& open = kTokens[call_open];
       if (call_nl_) em_.text("\n", nl_off_);
       em_.text_at(open + buf_, call_off_ - open.size(),
@@ -110,6 +114,7 @@ class decoder_impl final : public stream_decoder, public token_stream::handler {
         if (!em_.fits(buf_.size(), t.size(), opt_.limits.max_buffered_body_bytes, off, "block"))
           return;
         buf_.append(t);
+        if (st_ == state::call && opt_.stream_arguments) calls_.scan(buf_);
         return;
     }
   }
@@ -318,6 +323,7 @@ class decoder_impl final : public stream_decoder, public token_stream::handler {
       call_off_ = after;
       call_pos_ = em_.where(after);
       st_ = state::call;
+      calls_.start(call_off_, call_pos_);
     } else if (ast && id == end_tag) {
       flush_nl();
       end_off_ = off;
@@ -339,6 +345,7 @@ class decoder_impl final : public stream_decoder, public token_stream::handler {
     }
     if (st_ == state::call || st_ == state::tools) {
       buf_ += kTokens[id];
+      if (st_ == state::call && opt_.stream_arguments) calls_.scan(buf_);
     } else {
       body_text(kTokens[id], off, st_ == state::think);
     }
@@ -356,6 +363,10 @@ class decoder_impl final : public stream_decoder, public token_stream::handler {
     std::string why;
     if (!read_call_json(buf_, {.read_id = true, .max_depth = opt_.limits.max_json_depth}, tc,
                         why)) {
+      if (opt_.lenient && calls_.begun(buf_)) {
+        keep_begun_call(end, "<call> is not {\"id\", \"name\", \"arguments\"} JSON: " + why);
+        return;
+      }
       // Never a nameless call: the block is text, tags included, as written.
       em_.report_at(error_code::body_constraint_violation, em_.soft(), call_off_, call_pos_,
                     "<call> is not {\"id\", \"name\", \"arguments\"} JSON: " + why +
@@ -368,6 +379,13 @@ class decoder_impl final : public stream_decoder, public token_stream::handler {
       return;
     }
     em_.call(tc, call_off_, end);
+    buf_.clear();
+  }
+
+  // A call the stream began whose JSON then broke, or was cut off: it stays that call, as
+  // a stream cannot take back what it sent (docs/decisions.md 94).
+  void keep_begun_call(std::size_t end, const std::string& why) {
+    calls_.emit_kept(buf_, end, why);
     buf_.clear();
   }
 
@@ -450,6 +468,7 @@ class decoder_impl final : public stream_decoder, public token_stream::handler {
   bool pending_nl_ = false;
   bool strip_nl_ = false;
   bool call_nl_ = false;
+  call_stream calls_{em_, opt_, {.read_id = true}};  // the open call's arguments, streamed
 };
 
 }  // namespace
