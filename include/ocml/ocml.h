@@ -107,10 +107,23 @@ OCML_C_API ocml_error* ocml_render_json(const ocml_format* f, const char* reques
                                         size_t request_len, char** text, size_t* len,
                                         ocml_diagnostics** warnings);
 
+/* How training trains a conversation's turns (docs/training.md). A call returns one
+ * sequence: a conversation that the policy splits into several examples is
+ * E-RENDER-UNREPRESENTABLE naming the count (OCML_TURNS_WHOLE never splits; it refuses a
+ * turn the whole conversation does not hold as the model sampled it). */
+enum {
+  OCML_TURNS_AUTOMATIC = 0,
+  OCML_TURNS_PER_TURN = 1,
+  OCML_TURNS_WHOLE = 2,
+  OCML_TURNS_LAST = 3,
+  OCML_TURNS_KEEP_REASONING = 4
+};
+
 /* How ocml_render_ids tokenizes. Zero-initialize, then set what you need. */
 typedef struct ocml_ids_options {
   int training;               /* labels on the assistant's sampled turns, -100 elsewhere */
-  int last_turn_only;         /* train only the last assistant turn */
+  int last_turn_only;         /* train only the turns after the last user message */
+  int turns;                  /* OCML_TURNS_*: how turns are trained (0: automatic) */
   int train_trailing_newline; /* also train the newline after the stop token */
   int hf_policy;              /* encode the text whole (transformers) instead of harmony's way */
   int strict;                 /* a control token the vocabulary lacks is an error */

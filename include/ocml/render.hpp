@@ -26,6 +26,11 @@ struct render_options {
   /// Qwen3: `false` closes an empty think block after the generation prompt, as the
   /// template's `enable_thinking` (vLLM's and SGLang's `chat_template_kwargs`) does.
   bool enable_thinking = true;
+  /// Qwen3: every assistant turn writes its think block (empty when it has no reasoning),
+  /// not only those after the last user message, so that a conversation's text is a prefix
+  /// of every longer one (a training choice, as TRL's prefix-preserving Qwen3 template; not
+  /// what the model is prompted with).
+  bool keep_reasoning = false;
   /// ocml-2.x: write a minimal `version:` YAML header when the conversation has none.
   bool default_document_header = false;
   /// OpenChatML 0.1: the base model's own BOS/EOS strings around a conversation.

@@ -8,6 +8,10 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "ocml/json.hpp"
@@ -27,15 +31,46 @@ enum class token_policy : std::uint8_t {
   hf,
 };
 
-/// Which assistant turns a training sequence trains.
-enum class trained_turns : std::uint8_t { all, last };
+/// Which assistant turns training trains, and in how many examples. A turn (a run of
+/// assistant messages) is trained in an example only where the example's text holds it
+/// exactly as the model sampled it after its prompt (the conversation rendered up to it
+/// with the generation prompt): formats that rewrite earlier turns once a later one exists
+/// (Qwen3 drops reasoning before the last user message, harmony drops analysis and writes
+/// <|end|> where the model sampled <|return|>) would otherwise teach text the model never
+/// sees.
+enum class trained_turns : std::uint8_t {
+  /// Every turn, in as few examples as that allows: the whole conversation trains every
+  /// turn it holds as sampled; each other turn is trained in the conversation cut after
+  /// it (with the turns that one holds). Never refuses a well-formed conversation.
+  automatic,
+  /// Every turn in an example of its own: the conversation cut after it, only that turn
+  /// trained (each example's prompt is exactly the inference-time prompt).
+  per_turn,
+  /// One example, every turn trained; a turn the whole conversation does not hold as it
+  /// was sampled is refused (E-RENDER-UNREPRESENTABLE naming the message and the cause).
+  whole,
+  /// The turns after the last user message (tool-call steps included), as `automatic`:
+  /// one example when the conversation holds them all as sampled.
+  last,
+  /// One example rendered with every turn's reasoning kept (`render_options::
+  /// keep_reasoning`, harmony's analysis kept), every turn trained as it is written there
+  /// (earlier harmony answers end in <|end|>): TRL's choice, not what the model sees at
+  /// inference for Qwen3. A chat template decides for itself (pass its own kwarg).
+  keep_reasoning,
+};
+
+/// The policy named `name` ("automatic", "per-turn", "whole", "last", "keep-reasoning"), as
+/// the CLI's --train-turns and Python's turns= spell it; nullopt for another name.
+///
+///   auto t = ocml::trained_turns_of("per-turn");  // trained_turns::per_turn
+[[nodiscard]] std::optional<trained_turns> trained_turns_of(std::string_view name) noexcept;
 
 struct token_render_options {
   token_policy policy = token_policy::harmony;
   /// Labels: the IDs of what the model samples after each trained turn's generation prompt
   /// through its stop token; -100 elsewhere (not shifted).
   bool training = false;
-  trained_turns turns = trained_turns::all;
+  trained_turns turns = trained_turns::automatic;
   /// Also train the newline a turn's markup writes after its stop token (ChatML's
   /// "<|im_end|>\n"), which the model never samples.
   bool train_trailing_newline = false;
@@ -45,6 +80,9 @@ struct token_render_options {
   /// A control token the vocabulary lacks is an error (E-TOKEN-UNKNOWN) instead of being
   /// encoded as ordinary text with a warning.
   bool strict = false;
+  /// Keep each sequence's rendered text and, with training, its trained byte spans
+  /// (`token_sequence::text`, `trained`): what the labels cover, checkable against the text.
+  bool keep_text = false;
 };
 
 struct token_sequence {
@@ -52,9 +90,14 @@ struct token_sequence {
   std::vector<std::uint8_t> attention_mask;
   std::vector<std::int32_t> labels;     ///< empty unless training
   std::vector<diagnostic> diagnostics;  ///< warnings: control tokens written as text
+  /// With `keep_text`: the rendered text, and the [from, to) byte spans of it trained.
+  std::string text;
+  std::vector<std::pair<std::size_t, std::size_t>> trained;
 };
 
-/// Renders `conv` (as render() would with `options`) to token IDs.
+/// Renders `conv` (as render() would with `options`) to token IDs. With `training`, the
+/// conversation's one example; E-RENDER-UNREPRESENTABLE when the policy needs more (use
+/// render_examples).
 ///
 ///   auto ids = ocml::render_tokens(conv, {.dialect = ocml::dialect::qwen3,
 ///                                         .add_generation_prompt = true}, tok, {});
@@ -62,6 +105,15 @@ struct token_sequence {
                                                    const render_options& options,
                                                    const tokenizer& tok,
                                                    const token_render_options& token_options);
+
+/// The training examples of `conv` under `token_options.turns` (training is implied), in
+/// the order of their last trained turn: one sequence each, labels set.
+///
+///   auto xs = ocml::render_examples(conv, {.dialect = ocml::dialect::qwen3}, tok,
+///                                   {.turns = ocml::trained_turns::per_turn});
+[[nodiscard]] result<std::vector<token_sequence>> render_examples(
+    const conversation& conv, const render_options& options, const tokenizer& tok,
+    const token_render_options& token_options);
 
 /// Markup already rendered in dialect `d` (render()'s text, build_prompt()'s prompt) as
 /// token IDs under `token_options.policy` (its `strict` applies; training and max_tokens do
@@ -76,7 +128,11 @@ struct token_sequence {
 /// render_tokens of a JSON conversation, read and prepared as render_json does (OpenAI by
 /// default; harmony's preamble for OpenAI input), its diagnostics pointing into the JSON.
 struct json_token_result {
+  /// The sequence; with training, the first example.
   token_sequence tokens;
+  /// With training, the examples after the first when the policy split the conversation
+  /// (`trained_turns::automatic`, `per_turn`, `last`).
+  std::vector<token_sequence> more_examples;
   std::vector<diagnostic> diagnostics;
   [[nodiscard]] bool ok() const noexcept;
 };

@@ -205,31 +205,36 @@ def render(conversation: Any, *, format: FormatLike, tools: Any = None,
 def render_ids(conversation: Any, tokenizer: Any, *, format: FormatLike, training: bool = False,
                max_tokens: int = 0, last_turn_only: bool = False,
                train_trailing_newline: bool = False, strict: bool = False,
-               policy: str = "harmony", tools: Any = None,
+               policy: str = "harmony", turns: str = "automatic", tools: Any = None,
                add_generation_prompt: bool | None = None,
                continue_final_message: bool | None = None,
                chat_template_kwargs: Mapping[str, Any] | None = None, now: Any = None,
                **kwargs: Any) -> dict:
     """The prompt as token IDs: {"input_ids", "attention_mask"} (int32 arrays, as
     apply_chat_template(return_dict=True)) and, with training=True, "labels" (the IDs the
-    model samples on each trained assistant turn, -100 elsewhere).
+    model samples on each trained assistant turn, -100 elsewhere). With training, "examples"
+    lists every example of the conversation (the first is the one at the top level): the
+    `turns` policy ("automatic", "per-turn", "whole", "last", "keep-reasoning") trains a turn
+    only where an example holds it as the model sampled it (docs/training.md).
 
         out = ocml.render_ids(messages, "tokenizer.json", format="chatml", training=True)
     """
     request = _request(conversation, dict(tools=tools, add_generation_prompt=add_generation_prompt,
                                           continue_final_message=continue_final_message,
                                           chat_template_kwargs=chat_template_kwargs, **kwargs))
-    ids, mask, labels, diagnostics = _format(format).render_ids(
+    ids, mask, labels, diagnostics, more = _format(format).render_ids(
         request, _tokenizer(tokenizer), training, max_tokens, last_turn_only,
-        train_trailing_newline, strict, policy, _now(now))
+        train_trailing_newline, strict, policy, turns, _now(now))
     _report(diagnostics)
-    return _ids_dict(ids, mask, labels)
+    return _ids_dict(ids, mask, labels, more)
 
 
-def _ids_dict(ids: Any, mask: Any, labels: Any) -> dict:
+def _ids_dict(ids: Any, mask: Any, labels: Any, more: Sequence[tuple] = ()) -> dict:
     out = {"input_ids": ids, "attention_mask": mask}
     if labels is not None:
         out["labels"] = labels
+        out["examples"] = [dict(out)] + [
+            {"input_ids": i, "attention_mask": m, "labels": l} for i, m, l in more]
     return out
 
 
@@ -269,7 +274,8 @@ def render_batch(conversations: Iterable[Any], *, format: FormatLike, jobs: int 
 def render_ids_batch(conversations: Iterable[Any], tokenizer: Any, *, format: FormatLike,
                      training: bool = False, max_tokens: int = 0, last_turn_only: bool = False,
                      train_trailing_newline: bool = False, strict: bool = False,
-                     policy: str = "harmony", jobs: int = 0, errors: str = "raise",
+                     policy: str = "harmony", turns: str = "automatic", jobs: int = 0,
+                     errors: str = "raise",
                      now: Any = None, **options: Any) -> list:
     """render_ids() over many conversations on `jobs` threads: a list of
     {"input_ids", "labels"} dicts (or ocml.Error with errors="return")."""
@@ -277,9 +283,9 @@ def render_ids_batch(conversations: Iterable[Any], tokenizer: Any, *, format: Fo
     requests = _batch_requests(conversations, options)
     results = _format(format).render_ids_batch(
         requests, _tokenizer(tokenizer), training, max_tokens, last_turn_only,
-        train_trailing_newline, strict, policy, _now(now), jobs)
-    return [_batch_result(_ids_dict(ids, mask, labels), diags, errors)
-            for ids, mask, labels, diags in results]
+        train_trailing_newline, strict, policy, turns, _now(now), jobs)
+    return [_batch_result(_ids_dict(ids, mask, labels, more), diags, errors)
+            for ids, mask, labels, diags, more in results]
 
 
 # --- parse -------------------------------------------------------------------------------

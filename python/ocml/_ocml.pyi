@@ -43,12 +43,15 @@ class Format:
     def render_ids(self, request: Text, tokenizer: Tokenizer, training: bool = False,
                    max_tokens: int = 0, last_turn_only: bool = False,
                    train_trailing_newline: bool = False, strict: bool = False,
-                   policy: str = "harmony", now: str = "") -> tuple[Ids, Ids, Optional[Ids], list[Diag]]: ...
+                   policy: str = "harmony", turns: str = "automatic",
+                   now: str = "") -> tuple[Ids, Ids, Optional[Ids], list[Diag],
+                                           list[tuple[Ids, Ids, Ids]]]: ...
     def render_ids_batch(self, requests: list[Text], tokenizer: Tokenizer, training: bool = False,
                          max_tokens: int = 0, last_turn_only: bool = False,
                          train_trailing_newline: bool = False, strict: bool = False,
-                         policy: str = "harmony", now: str = "",
-                         jobs: int = 0) -> list[tuple[Ids, Ids, Optional[Ids], list[Diag]]]: ...
+                         policy: str = "harmony", turns: str = "automatic", now: str = "",
+                         jobs: int = 0) -> list[tuple[Ids, Ids, Optional[Ids], list[Diag],
+                                                      list[tuple[Ids, Ids, Ids]]]]: ...
     def parse(self, text: Text, openai: bool = True, lenient: bool = False,
               completion: bool = False, prefix: str = "", tools: str = "",
               seed: Optional[int] = None) -> tuple[bytes, bool, list[Diag]]: ...

@@ -98,7 +98,7 @@ parse_request parse_request_of(bool openai, bool lenient, bool completion, std::
 
 token_render_options token_options_of(bool training, std::size_t max_tokens, bool last_turn_only,
                                       bool train_trailing_newline, bool strict,
-                                      const std::string& policy) {
+                                      const std::string& policy, const std::string& turns) {
   token_render_options o;
   if (policy == "hf") {
     o.policy = token_policy::hf;
@@ -107,7 +107,14 @@ token_render_options token_options_of(bool training, std::size_t max_tokens, boo
   }
   o.training = training;
   o.max_tokens = max_tokens;
-  o.turns = last_turn_only ? trained_turns::last : trained_turns::all;
+  const auto t = trained_turns_of(turns);
+  if (!t) {
+    throw py::value_error(
+        "turns must be 'automatic', 'per-turn', 'whole', 'last' or "
+        "'keep-reasoning', not '" +
+        turns + "'");
+  }
+  o.turns = last_turn_only ? trained_turns::last : *t;
   o.train_trailing_newline = train_trailing_newline;
   o.strict = strict;
   return o;
@@ -118,8 +125,13 @@ py::tuple ids_out(json_token_result&& r, bool training) {
   if (training) labels = int32_array(r.tokens.labels);
   auto diags = to_tuples(r.diagnostics);
   for (const auto& d : r.tokens.diagnostics) diags.push_back(to_tuple(d));
+  py::list more;
+  for (const token_sequence& x : r.more_examples) {
+    more.append(py::make_tuple(int32_array(x.input_ids), int32_array(x.attention_mask),
+                               int32_array(x.labels)));
+  }
   return py::make_tuple(int32_array(r.tokens.input_ids), int32_array(r.tokens.attention_mask),
-                        labels, diags);
+                        labels, diags, more);
 }
 
 void bind_format(py::module_& m) {
@@ -186,9 +198,9 @@ void bind_format(py::module_& m) {
           "render_ids",
           [](const format& f, const py::object& request, const tokenizer& tok, bool training,
              std::size_t max_tokens, bool last_turn_only, bool train_trailing_newline, bool strict,
-             const std::string& policy, const std::string& now) {
+             const std::string& policy, const std::string& turns, const std::string& now) {
             const auto to = token_options_of(training, max_tokens, last_turn_only,
-                                             train_trailing_newline, strict, policy);
+                                             train_trailing_newline, strict, policy, turns);
             py::object owner;
             const std::string_view text = text_of(request, owner);
             json_token_result r;
@@ -201,14 +213,15 @@ void bind_format(py::module_& m) {
           py::arg("request"), py::arg("tokenizer"), py::arg("training") = false,
           py::arg("max_tokens") = 0, py::arg("last_turn_only") = false,
           py::arg("train_trailing_newline") = false, py::arg("strict") = false,
-          py::arg("policy") = "harmony", py::arg("now") = "")
+          py::arg("policy") = "harmony", py::arg("turns") = "automatic", py::arg("now") = "")
       .def(
           "render_ids_batch",
           [](const format& f, const py::list& requests, const tokenizer& tok, bool training,
              std::size_t max_tokens, bool last_turn_only, bool train_trailing_newline, bool strict,
-             const std::string& policy, const std::string& now, std::size_t jobs) {
+             const std::string& policy, const std::string& turns, const std::string& now,
+             std::size_t jobs) {
             const auto to = token_options_of(training, max_tokens, last_turn_only,
-                                             train_trailing_newline, strict, policy);
+                                             train_trailing_newline, strict, policy, turns);
             std::vector<py::object> owners;
             const auto texts = texts_of(requests, owners);
             std::vector<json_token_result> out(texts.size());
@@ -233,7 +246,8 @@ void bind_format(py::module_& m) {
           py::arg("requests"), py::arg("tokenizer"), py::arg("training") = false,
           py::arg("max_tokens") = 0, py::arg("last_turn_only") = false,
           py::arg("train_trailing_newline") = false, py::arg("strict") = false,
-          py::arg("policy") = "harmony", py::arg("now") = "", py::arg("jobs") = 0)
+          py::arg("policy") = "harmony", py::arg("turns") = "automatic", py::arg("now") = "",
+          py::arg("jobs") = 0)
       .def(
           "parse",
           [](const format& f, const py::object& text, bool openai, bool lenient, bool completion,

@@ -322,10 +322,7 @@ json_token_result format::render_json_tokens(std::string_view json_text, const t
         {.render = template_options(options), .tokens = tokens, .stop = model_->stop});
   }
   std::vector<diagnostic> warnings;
-  json_render_options jo = dialect_options(dialect_, options, warnings);
-  // A training sequence keeps every analysis message: with harmony's drop rule earlier
-  // prompts would not be prefixes (decision 45).
-  if (tokens.training) jo.render.drop_analysis = false;
+  const json_render_options jo = dialect_options(dialect_, options, warnings);
   json_token_result r = ocml::render_json_tokens(json_text, jo, tok, tokens);
   r.diagnostics.insert(r.diagnostics.begin(), warnings.begin(), warnings.end());
   return r;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // render_json_tokens: a JSON conversation, read as render_json reads it, to token IDs.
 #include <algorithm>
+#include <iterator>
 
 #include "api/render_json.hpp"
 #include "ocml/token_render.hpp"
@@ -23,8 +24,19 @@ json_token_result render_json_tokens(std::string_view json_text, const json_rend
     r.diagnostics.push_back(p.conv.error());
     return r;
   }
-  auto seq = render_tokens(*p.conv, options.render, tok, token_options);
-  if (seq) {
+  if (token_options.training) {
+    auto xs = render_examples(*p.conv, options.render, tok, token_options);
+    if (xs) {
+      r.diagnostics.insert(r.diagnostics.end(), xs->front().diagnostics.begin(),
+                           xs->front().diagnostics.end());
+      xs->front().diagnostics.clear();
+      r.tokens = std::move(xs->front());
+      r.more_examples.assign(std::make_move_iterator(xs->begin() + 1),
+                             std::make_move_iterator(xs->end()));
+    } else {
+      r.diagnostics.push_back(xs.error());
+    }
+  } else if (auto seq = render_tokens(*p.conv, options.render, tok, token_options)) {
     r.diagnostics.insert(r.diagnostics.end(), seq->diagnostics.begin(), seq->diagnostics.end());
     seq->diagnostics.clear();
     r.tokens = std::move(*seq);

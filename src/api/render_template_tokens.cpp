@@ -34,44 +34,52 @@ json_token_result render_template_tokens(const model_template& t, std::string_vi
     r.diagnostics.push_back(std::move(d));
     return std::move(r);
   };
-  auto text = t.render_json(json_text, options.render);
-  if (!text) return fail(text.error());
-  std::vector<detail::trained_region> regions;
-  if (options.tokens.training) {
-    auto parsed = parse_json_text(json_text);
-    if (!parsed) return fail(parsed.error());
-    json req = parsed->is_array() ? json{{"messages", std::move(*parsed)}} : std::move(*parsed);
-    if (!req.is_object() || !req.contains("messages") || !req["messages"].is_array()) {
-      return fail(make_error(error_code::invalid_json, "a request needs a messages array"));
-    }
-    const json& ms = req["messages"];
-    detail::turn_renders renders{
-        .messages = ms.size(),
-        .is_assistant =
-            [&ms](std::size_t i) {
-              return ms[i].is_object() && ms[i].contains("role") && ms[i]["role"] == "assistant";
-            },
-        .render_first =
-            [&](std::size_t n, bool generation_prompt) {
-              return render_first(t, req, n, options.render, generation_prompt);
-            },
-        .stops = {options.stop.begin(), options.stop.end()},
-        .rewrite_hint =
-            "the template rewrites earlier turns (Qwen3's drops reasoning before "
-            "the last user message); train the last turn only"};
-    auto reg = detail::trained_regions(renders, *text, options.tokens);
-    if (!reg) return fail(reg.error());
-    regions = std::move(*reg);
+  const auto encode = [&tok](std::string_view text) {
+    return [&tok, text](std::size_t from, std::size_t to, std::vector<token_id>& out) {
+      if (from >= to) return;
+      const auto ids = tok.encode(text.substr(from, to - from), special_tokens::all);
+      out.insert(out.end(), ids.begin(), ids.end());
+    };
+  };
+  if (!options.tokens.training) {
+    auto text = t.render_json(json_text, options.render);
+    if (!text) return fail(text.error());
+    detail::encode_regions(*text, {}, encode(*text), options.tokens, r.tokens);
+    return r;
   }
-  const std::string_view whole = *text;
-  detail::encode_regions(
-      whole, regions,
-      [&](std::size_t from, std::size_t to, std::vector<token_id>& out) {
-        if (from >= to) return;
-        const auto ids = tok.encode(whole.substr(from, to - from), special_tokens::all);
-        out.insert(out.end(), ids.begin(), ids.end());
-      },
-      options.tokens, r.tokens);
+  auto parsed = parse_json_text(json_text);
+  if (!parsed) return fail(parsed.error());
+  json req = parsed->is_array() ? json{{"messages", std::move(*parsed)}} : std::move(*parsed);
+  if (!req.is_object() || !req.contains("messages") || !req["messages"].is_array()) {
+    return fail(make_error(error_code::invalid_json, "a request needs a messages array"));
+  }
+  const json& ms = req["messages"];
+  const auto role_is = [&ms](std::size_t i, std::string_view role) {
+    return ms[i].is_object() && ms[i].contains("role") && ms[i]["role"] == role;
+  };
+  detail::turn_renders renders{
+      .messages = ms.size(),
+      .is_assistant = [&](std::size_t i) { return role_is(i, "assistant"); },
+      .is_user = [&](std::size_t i) { return role_is(i, "user"); },
+      .render_prompt = [&](std::size_t n) { return render_first(t, req, n, options.render, true); },
+      .render_example =
+          [&](std::size_t n) { return render_first(t, req, n, options.render, false); },
+      .render_history =
+          [&](std::size_t n) { return render_first(t, req, n, options.render, false); },
+      .stops = {options.stop.begin(), options.stop.end()},
+      .rewrite_hint =
+          "the template rewrites earlier turns (Qwen3's drops reasoning before the "
+          "last user message)"};
+  auto whole = renders.render_example(ms.size());
+  if (!whole) return fail(whole.error());
+  token_render_options to = options.tokens;
+  auto plan = detail::plan_examples(renders, std::move(*whole), to);
+  if (!plan) return fail(plan.error());
+  for (std::size_t i = 0; i < plan->size(); ++i) {
+    const detail::planned_example& x = (*plan)[i];
+    token_sequence& seq = i == 0 ? r.tokens : r.more_examples.emplace_back();
+    detail::encode_regions(x.text, x.regions, encode(x.text), to, seq);
+  }
   return r;
 }
 

@@ -213,8 +213,8 @@ void encode_range(std::string_view text, const std::vector<segment>& segs, token
   flush();
 }
 
-// The first `n` messages of `conv` rendered as a plain transcript (with the generation
-// prompt when asked), copying only those messages.
+// The first `n` messages of `conv` rendered (with the generation prompt when asked: a
+// prompt is never a training text), copying only those messages.
 result<std::string> render_first(const conversation& conv, std::size_t n, const render_options& ro,
                                  bool generation_prompt) {
   conversation sub;
@@ -226,77 +226,181 @@ result<std::string> render_first(const conversation& conv, std::size_t n, const 
   render_options o = ro;
   o.add_generation_prompt = generation_prompt;
   o.continue_final_message = false;
-  o.training = false;
+  if (generation_prompt) o.training = false;
   return render(sub, o);
 }
 
-result<std::vector<detail::trained_region>> trained_regions(const conversation& conv,
-                                                            const render_options& ro,
-                                                            std::string_view text,
-                                                            const token_render_options& to) {
+result<std::vector<detail::planned_example>> plan_examples(const conversation& conv,
+                                                           const render_options& ro,
+                                                           std::string whole,
+                                                           const token_render_options& to) {
   const auto& codec = detail::codec_of(ro.dialect);
+  const bool keep = to.turns == trained_turns::keep_reasoning;
   detail::turn_renders r{
       .messages = conv.messages.size(),
       .is_assistant = [&conv](std::size_t i) { return conv.messages[i].role == role::assistant; },
-      .render_first =
-          [&](std::size_t n, bool generation_prompt) {
-            return render_first(conv, n, ro, generation_prompt);
+      .is_user = [&conv](std::size_t i) { return conv.messages[i].role == role::user; },
+      .render_prompt = [&](std::size_t n) { return render_first(conv, n, ro, true); },
+      .render_example =
+          [&](std::size_t n) {
+            // A training text ends in what the model sampled (harmony's <|return|>); under
+            // keep_reasoning an earlier turn is trained as history writes it.
+            render_options o = ro;
+            o.training = !keep || n == conv.messages.size();
+            return render_first(conv, n, o, false);
           },
       .stops = {codec.info.stop.begin(), codec.info.stop.end()},
       .rewrite_hint =
           "the format rewrites earlier turns (Qwen3 drops reasoning before the last "
-          "user message, harmony's drop_analysis drops analysis before a final "
-          "answer); train the last turn only, or keep the analysis"};
+          "user message, harmony drops analysis and ends an earlier answer with "
+          "<|end|> where the model sampled <|return|>)"};
   // The 2.x family's <|end|> closes a turn in a transcript.
   if (codec.family == "openchatml") r.stops.emplace_back("<|end|>");
-  return detail::trained_regions(r, text, to);
+  if (ro.drop_analysis) {
+    // Harmony's drop rule, which a final answer at the end triggers, rewrites the history
+    // before it: the turn follows the history its prompt had (with the rule as the prompt
+    // applied it), so it is that history and the turn's own messages as rendered without
+    // the rule (messages render one by one). 0.1-style endings that do not extend fall
+    // back to the conversation rendered through the turn.
+    r.render_sampled = [&](std::size_t s, std::size_t n) -> result<std::string> {
+      render_options o = ro;
+      o.training = !keep || n == conv.messages.size();
+      o.drop_analysis = false;
+      auto through = render_first(conv, n, o, false);
+      if (!through) return through;
+      o.training = false;
+      auto plain = render_first(conv, s, o, false);
+      if (!plain) return plain;
+      if (through->compare(0, plain->size(), *plain) != 0) return through;
+      o.drop_analysis = true;
+      auto history = render_first(conv, s, o, false);
+      if (!history) return history;
+      history->append(*through, plain->size());
+      return history;
+    };
+  }
+  return detail::plan_examples(r, std::move(whole), to);
+}
+
+// The IDs of `text` (a rendering of `d`) with `regions` labelled.
+result<token_sequence> encode_example(std::string_view text,
+                                      const std::vector<detail::trained_region>& regions, dialect d,
+                                      const tokenizer& tok, const token_render_options& to,
+                                      std::vector<diagnostic>& warnings) {
+  token_sequence seq;
+  std::vector<segment> segs;
+  if (to.policy == token_policy::harmony) {
+    auto s = segments_of(text, d, tok, to.strict, warnings, true);
+    if (!s) return s.error();
+    segs = std::move(*s);
+  }
+  detail::encode_regions(
+      text, regions,
+      [&](std::size_t from, std::size_t till, std::vector<token_id>& out) {
+        encode_range(text, segs, to.policy, tok, from, till, out);
+      },
+      to, seq);
+  return seq;
+}
+
+// The conversation `render_tokens` and `render_examples` render: the 2.x family renders
+// split messages, split once here rather than in every render (plan_examples renders each
+// turn's prompt); `back` names the caller's messages in diagnostics.
+struct prepared {
+  detail::origin_map origins;
+  conversation split;
+  bool reshape = false;
+  const conversation* c = nullptr;
+
+  prepared(const conversation& conv, dialect d)
+      : reshape(detail::codec_of(d).shape == detail::turn_shape::split &&
+                detail::has_embedded(conv)) {
+    if (reshape) split = detail::split_form(conv, &origins);
+    c = reshape ? &split : &conv;
+  }
+  diagnostic back(diagnostic d) const {
+    if (reshape) detail::relocate(d, origins);
+    return d;
+  }
+  void back(std::vector<diagnostic>& ds) const {
+    if (reshape) detail::relocate(ds, 0, origins);
+  }
+};
+
+// Under the harmony policy control tokens come from the structure alone, so harmony's text
+// may carry the 2.x escapes that segments_of reads back: content that spells a control
+// token is written as ordinary tokens instead of being refused.
+render_options token_render_of(const render_options& options, const token_render_options& to) {
+  render_options ro = options;
+  if (to.policy == token_policy::harmony) ro.openchatml_escapes = true;
+  return ro;
 }
 
 }  // namespace
 
+std::optional<trained_turns> trained_turns_of(std::string_view name) noexcept {
+  if (name == "automatic") return trained_turns::automatic;
+  if (name == "per-turn") return trained_turns::per_turn;
+  if (name == "whole") return trained_turns::whole;
+  if (name == "last") return trained_turns::last;
+  if (name == "keep-reasoning") return trained_turns::keep_reasoning;
+  return std::nullopt;
+}
+
+result<std::vector<token_sequence>> render_examples(const conversation& conv,
+                                                    const render_options& options,
+                                                    const tokenizer& tok,
+                                                    const token_render_options& token_options) {
+  token_render_options to = token_options;
+  to.training = true;
+  const prepared p(conv, options.dialect);
+  render_options ro = token_render_of(options, to);
+  ro.training = true;
+  ro.add_generation_prompt = false;
+  ro.continue_final_message = false;
+  if (to.turns == trained_turns::keep_reasoning) {
+    ro.keep_reasoning = true;
+    ro.drop_analysis = false;
+  }
+  std::vector<diagnostic> warnings;
+  auto text = render(*p.c, ro, &warnings);
+  p.back(warnings);
+  if (!text) return p.back(text.error());
+  auto plan = plan_examples(*p.c, ro, std::move(*text), to);
+  if (!plan) return p.back(plan.error());
+  std::vector<token_sequence> out;
+  out.reserve(plan->size());
+  for (const detail::planned_example& x : *plan) {
+    auto seq = encode_example(x.text, x.regions, options.dialect, tok, to, warnings);
+    if (!seq) return seq.error();
+    out.push_back(std::move(*seq));
+  }
+  if (!out.empty()) out.front().diagnostics = std::move(warnings);
+  return out;
+}
+
 result<token_sequence> render_tokens(const conversation& conv, const render_options& options,
                                      const tokenizer& tok,
                                      const token_render_options& token_options) {
-  token_sequence seq;
-  // The 2.x family renders split messages: split once here rather than in every render
-  // (trained_regions renders each turn's prompt), and name the caller's messages in
-  // diagnostics.
-  detail::origin_map origins;
-  conversation split;
-  const bool reshape = detail::codec_of(options.dialect).shape == detail::turn_shape::split &&
-                       detail::has_embedded(conv);
-  if (reshape) split = detail::split_form(conv, &origins);
-  const conversation& c = reshape ? split : conv;
-  const auto back = [&](diagnostic d) {
-    if (reshape) detail::relocate(d, origins);
-    return d;
-  };
-  // Under the harmony policy control tokens come from the structure alone, so harmony's
-  // text may carry the 2.x escapes that segments_of reads back: content that spells a
-  // control token is written as ordinary tokens instead of being refused.
-  render_options ro = options;
-  if (token_options.policy == token_policy::harmony) ro.openchatml_escapes = true;
-  auto text = render(c, ro, &seq.diagnostics);
-  if (reshape) detail::relocate(seq.diagnostics, 0, origins);
-  if (!text) return back(text.error());
-  std::vector<segment> segs;
-  if (token_options.policy == token_policy::harmony) {
-    auto s = segments_of(*text, options.dialect, tok, token_options.strict, seq.diagnostics, true);
-    if (!s) return s.error();
-    segs = std::move(*s);
-  }
-  std::vector<detail::trained_region> regions;
   if (token_options.training) {
-    auto r = trained_regions(c, ro, *text, token_options);
-    if (!r) return back(r.error());
-    regions = std::move(*r);
+    auto xs = render_examples(conv, options, tok, token_options);
+    if (!xs) return xs.error();
+    if (xs->size() != 1) {
+      return make_error(error_code::unrepresentable,
+                        "training this conversation under the chosen policy takes " +
+                            std::to_string(xs->size()) +
+                            " examples; render_examples returns them all");
+    }
+    return std::move(xs->front());
   }
-  detail::encode_regions(
-      *text, regions,
-      [&](std::size_t from, std::size_t to, std::vector<token_id>& out) {
-        encode_range(*text, segs, token_options.policy, tok, from, to, out);
-      },
-      token_options, seq);
+  const prepared p(conv, options.dialect);
+  std::vector<diagnostic> warnings;
+  auto text = render(*p.c, token_render_of(options, token_options), &warnings);
+  p.back(warnings);
+  if (!text) return p.back(text.error());
+  auto seq = encode_example(*text, {}, options.dialect, tok, token_options, warnings);
+  if (!seq) return seq.error();
+  seq->diagnostics = std::move(warnings);
   return seq;
 }
 

@@ -221,13 +221,26 @@ ocml_error* ocml_render_ids(const ocml_format* f, const ocml_tokenizer* tok, con
     ocml::token_render_options to;
     to.policy = o.hf_policy != 0 ? ocml::token_policy::hf : ocml::token_policy::harmony;
     to.training = o.training != 0;
-    to.turns = o.last_turn_only != 0 ? ocml::trained_turns::last : ocml::trained_turns::all;
+    if (o.turns < OCML_TURNS_AUTOMATIC || o.turns > OCML_TURNS_KEEP_REASONING) {
+      return make(ocml::make_error(ocml::error_code::invalid_json,
+                                   "ocml_ids_options.turns: not an OCML_TURNS_* value"));
+    }
+    to.turns = o.last_turn_only != 0 ? ocml::trained_turns::last
+                                     : static_cast<ocml::trained_turns>(o.turns);
     to.train_trailing_newline = o.train_trailing_newline != 0;
     to.strict = o.strict != 0;
     to.max_tokens = o.max_tokens;
     auto r = f->f.render_json_tokens({request, request_len}, tok->t, {}, to);
     auto all = r.diagnostics;
     all.insert(all.end(), r.tokens.diagnostics.begin(), r.tokens.diagnostics.end());
+    if (!r.more_examples.empty()) {
+      all.push_back(ocml::make_error(
+          ocml::error_code::unrepresentable,
+          "training this conversation under the chosen policy takes " +
+              std::to_string(r.more_examples.size() + 1) +
+              " examples; ocml_render_ids returns one (use OCML_TURNS_WHOLE to be told which "
+              "turn, or the CLI's or Python's examples)"));
+    }
     if (ocml_error* e = split(all, warnings)) return e;
     *ids = copy_array<uint32_t>(r.tokens.input_ids);
     if (labels != nullptr && to.training) *labels = copy_array<int32_t>(r.tokens.labels);

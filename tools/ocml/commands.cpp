@@ -154,19 +154,41 @@ void append_array(std::string& out, std::string_view key, const std::vector<T>& 
   out.resize(static_cast<std::size_t>(p - out.data()));
 }
 
-// `{"input_ids":[…],"attention_mask":[…][,"labels":[…]]}` of a rendered line.
+// `{"input_ids":[…],"attention_mask":[…][,"labels":[…]][,"text":…[,"trained":[[a,b]…]]]}`.
+void write_sequence(const token_sequence& s, bool training, std::string& out) {
+  out += '{';
+  append_array(out, "input_ids", s.input_ids);
+  out += ',';
+  append_array(out, "attention_mask", s.attention_mask);
+  if (training) {
+    out += ',';
+    append_array(out, "labels", s.labels);
+  }
+  if (!s.text.empty()) {
+    out += ",\"text\":";
+    append_json_quoted(out, s.text);
+    if (training) {
+      out += ",\"trained\":[";
+      for (std::size_t i = 0; i < s.trained.size(); ++i) {
+        if (i > 0) out += ',';
+        out += '[' + std::to_string(s.trained[i].first) + ',' +
+               std::to_string(s.trained[i].second) + ']';
+      }
+      out += ']';
+    }
+  }
+  out += '}';
+}
+
+// The lines of a rendered conversation: one per training example.
 void write_ids(json_token_result j, bool training, line_result& r) {
   r.diagnostics = std::move(j.diagnostics);
   if (!j.ok()) return;
-  r.output += '{';
-  append_array(r.output, "input_ids", j.tokens.input_ids);
-  r.output += ',';
-  append_array(r.output, "attention_mask", j.tokens.attention_mask);
-  if (training) {
-    r.output += ',';
-    append_array(r.output, "labels", j.tokens.labels);
+  write_sequence(j.tokens, training, r.output);
+  for (const token_sequence& x : j.more_examples) {
+    r.output += '\n';
+    write_sequence(x, training, r.output);
   }
-  r.output += '}';
 }
 
 // Answers every line of a batch, or the one input, with `one`; the exit code.
@@ -190,10 +212,13 @@ token_render_options token_options_of(const render_args& a) {
           .policy = a.policy == "hf" || !a.template_file.empty() ? token_policy::hf
                                                                  : token_policy::harmony,
           .training = a.training,
-          .turns = a.last_turn_only ? trained_turns::last : trained_turns::all,
+          .turns = a.last_turn_only
+                       ? trained_turns::last
+                       : trained_turns_of(a.train_turns).value_or(trained_turns::automatic),
           .train_trailing_newline = a.train_trailing_newline,
           .max_tokens = a.max_tokens,
-          .strict = a.strict_tokens};
+          .strict = a.strict_tokens,
+          .keep_text = a.with_text};
 }
 
 // `ocml render --ids`: one JSON object of IDs (and labels) per conversation.
@@ -205,10 +230,7 @@ int run_render_ids(const render_args& a) {
   }
   const token_render_options to = token_options_of(a);
   return each_input(a, [&](const batch_line& line, line_result& r) {
-    json_render_options jo = json_options_of(a);
-    // A training sequence keeps every analysis message: dropping them is harmony's rule for
-    // a prompt after a final answer, and with it earlier prompts are not prefixes.
-    if (a.training) jo.render.drop_analysis = false;
+    const json_render_options jo = json_options_of(a);
     write_ids(render_json_tokens(line.text, jo, *tok, to), a.training, r);
   });
 }

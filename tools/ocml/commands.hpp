@@ -40,6 +40,8 @@ struct render_args {
   std::string policy;  ///< "harmony", "hf", or empty: harmony for a dialect, hf for a template
   std::size_t max_tokens = 0;
   bool last_turn_only = false;
+  std::string train_turns = "automatic";
+  bool with_text = false;
   bool train_trailing_newline = false;
   bool strict_tokens = false;
   // --template: the model's own chat template instead of a dialect

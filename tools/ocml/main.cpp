@@ -109,10 +109,27 @@ int main(int argc, char** argv) {
       ->add_option("--max-tokens", ra.max_tokens,
                    "with --ids: keep the last N tokens (labels cut with them)")
       ->needs(ids_opt);
-  auto* last_turn = render
-                        ->add_flag("--last-turn-only", ra.last_turn_only,
-                                   "with --ids --training: train the last assistant turn only")
-                        ->needs(ids_opt);
+  auto* last_turn =
+      render
+          ->add_flag("--last-turn-only", ra.last_turn_only,
+                     "with --ids --training: --train-turns last (every step after the last "
+                     "user message)")
+          ->needs(ids_opt);
+  auto* train_turns =
+      render
+          ->add_option("--train-turns", ra.train_turns,
+                       "with --ids --training: automatic (every turn, in as few examples as "
+                       "exactness allows: a line each), per-turn (an example a turn), whole "
+                       "(one example, or refused), last (the steps after the last user "
+                       "message), keep-reasoning (one example, every turn's reasoning kept)")
+          ->check(CLI::IsMember({"automatic", "per-turn", "whole", "last", "keep-reasoning"}))
+          ->needs(ids_opt)
+          ->excludes(last_turn);
+  render
+      ->add_flag("--with-text", ra.with_text,
+                 "with --ids: each line also holds its \"text\" and, with "
+                 "--training, the \"trained\" byte spans of it")
+      ->needs(ids_opt);
   auto* trailing = render
                        ->add_flag("--train-trailing-newline", ra.train_trailing_newline,
                                   "with --ids --training: also train the newline after a stop "
@@ -142,7 +159,7 @@ int main(int argc, char** argv) {
   // One option set for a dialect and a model's template: what cannot apply is a usage
   // error, never silently ignored (issue 24).
   render->callback([&ra, render_dialect, tmpl_opt, kwargs_opt, now_opt, policy_opt, strict_tokens,
-                    render, ids_opt, last_turn, trailing] {
+                    render, ids_opt, last_turn, trailing, train_turns] {
     if (render_dialect->count() == 0 && tmpl_opt->count() == 0) {
       throw CLI::RequiredError("--dialect or --template");
     }
@@ -172,8 +189,8 @@ int main(int argc, char** argv) {
     } else if (kwargs_opt->count() + now_opt->count() > 0) {
       refuse("--template-kwargs/--now", "need --template or -d model:PATH");
     }
-    if ((last_turn->count() + trailing->count() > 0) && !ra.training) {
-      refuse("--last-turn-only/--train-trailing-newline", "need --training");
+    if ((last_turn->count() + trailing->count() + train_turns->count() > 0) && !ra.training) {
+      refuse("--last-turn-only/--train-turns/--train-trailing-newline", "need --training");
     }
   });
   render->add_option("file", ra.file, "input file, - for stdin");

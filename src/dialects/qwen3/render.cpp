@@ -118,7 +118,7 @@ result<std::string> render(const conversation& c0, const render_options& o,
         }
         const bool after_query = i > last_query;
         out += "<|im_start|>assistant\n";
-        if (after_query && (i + 1 == ms.size() || !t.reasoning.empty())) {
+        if (o.keep_reasoning || (after_query && (i + 1 == ms.size() || !t.reasoning.empty()))) {
           // Reasoning has no escape either: what would end the block or the turn is refused.
           for (const std::string_view bad : {"<|im_start|>", "<|im_end|>", "</think>"}) {
             if (t.reasoning.find(bad) != std::string_view::npos) {

