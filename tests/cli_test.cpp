@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
+#include <vector>
 
 #include "cli_support.hpp"
 #include "ocml/convert.hpp"
@@ -33,6 +35,34 @@ TEST(Cli, InvalidInputExitsOneWithCodeLineColumn) {
                      "<|start|>user<|message|>a<|end|>\n<|start|>bot<|message|>b<|end|>");
   EXPECT_EQ(r.code, 1);
   EXPECT_EQ(r.err.rfind("E-PARSE-HEADER 2:10 ", 0), 0u) << r.err;
+}
+
+// A batch's failed lines go to --failures FILE (one {"line", "error"} object each) and the
+// output holds the results alone; stderr closes with the count.
+TEST(Cli, FailedBatchLinesGoToTheirOwnFile) {
+  const fs::path failures = fs::temp_directory_path() / "ocml_cli_failures.jsonl";
+  const std::string in = R"({"messages":[{"role":"user","content":"a"}]})"
+                         "\n{\"messages\": 3}\nnot json\n" +
+                         std::string(R"({"messages":[{"role":"user","content":"b"}]})") + "\n";
+  const auto r = run("render -d chatml --jsonl --failures " + failures.string() + " -", in);
+  EXPECT_EQ(r.code, 1);
+  EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 2) << r.out;
+  EXPECT_EQ(r.out.find("error"), std::string::npos) << r.out;
+  EXPECT_NE(r.err.find("lines: 4, failed: 2"), std::string::npos) << r.err;
+  std::ifstream f(failures);
+  std::vector<int> lines;
+  for (std::string line; std::getline(f, line);) {
+    const auto j = ocml::json::parse(line);
+    lines.push_back(j["line"].get<int>());
+    EXPECT_EQ(j["error"]["code"], "E-JSON-INPUT");
+  }
+  EXPECT_EQ(lines, (std::vector<int>{2, 3}));
+  fs::remove(failures);
+  // Without --jsonl it is a usage error; without failures, no count.
+  EXPECT_EQ(run("render -d chatml --failures x -", in).code, 2);
+  const auto ok = run("render -d chatml --jsonl -", R"({"messages":[]})"
+                                                    "\n");
+  EXPECT_EQ(ok.err.find("lines:"), std::string::npos) << ok.err;
 }
 
 TEST(Cli, UsageErrorsExitTwo) {

@@ -116,7 +116,9 @@ result<std::string> markup_of_line(std::string_view line) {
 }
 
 int run_lines(line_source& src, int out_fd, std::ostream& err, unsigned jobs, const line_fn& fn,
-              bool quiet) {
+              bool quiet, int failures_fd) {
+  std::size_t failed = 0;
+  std::vector<iovec> failure_iov;  // the block's error objects, when they go apart
   std::array<std::size_t, error_code_count> warned{};  // warnings per code
   jobs = std::max(1u, jobs);
   int rc = 0;
@@ -161,6 +163,7 @@ int run_lines(line_source& src, int out_fd, std::ostream& err, unsigned jobs, co
     work();
     for (auto& t : pool) t.join();
     iov.clear();
+    failure_iov.clear();
     errors.clear();
     for (std::size_t i = 0; i < lines.size(); ++i) {
       const std::size_t n = first_line + i;
@@ -193,6 +196,12 @@ int run_lines(line_source& src, int out_fd, std::ostream& err, unsigned jobs, co
                     {"column", failure->column}}}};
         results[i].output = dump_json(e);
         results[i].direct.clear();
+        ++failed;
+        if (failures_fd >= 0) {
+          results[i].output.push_back('\n');
+          failure_iov.push_back({results[i].output.data(), results[i].output.size()});
+          continue;
+        }
       }
       if (results[i].direct.size() > 0) {
         results[i].direct.raw('\n');
@@ -209,11 +218,18 @@ int run_lines(line_source& src, int out_fd, std::ostream& err, unsigned jobs, co
       err << "E-IO cannot write the output: " << std::strerror(errno) << '\n';
       return 1;
     }
+    if (failures_fd >= 0 && !write_all(failures_fd, failure_iov)) {
+      err << "E-IO cannot write the failures: " << std::strerror(errno) << '\n';
+      return 1;
+    }
     first_line += lines.size();
   }
   for (std::size_t c = 0; c < warned.size(); ++c) {
     if (warned[c] == 0) continue;
     err << "warnings: " << warned[c] << ' ' << error_name(static_cast<error_code>(c)) << '\n';
+  }
+  if (failed > 0 || failures_fd >= 0) {
+    err << "lines: " << first_line - 1 << ", failed: " << failed << '\n';
   }
   return rc;
 }

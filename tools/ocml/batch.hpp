@@ -61,9 +61,12 @@ using line_fn = std::function<void(const batch_line& line, line_result& r)>;
 /// file descriptor `out_fd` (gathered, without copying them into one buffer) and diagnostics
 /// ("line N: E-CODE l:c message") to `err`, warnings only unless `quiet`; at the end one
 /// line per warning code with its count ("warnings: 12 E-RENDER-UNREPRESENTABLE"). Returns
-/// 1 if any line failed.
+/// 1 if any line failed. A failed line's output is its error object
+/// (`{"line": N, "error": {...}}`), written to `failures_fd` instead when it is not -1 (the
+/// output then holds the results alone); either way a closing line counts the lines and the
+/// failures ("lines: 2000, failed: 3") when any failed or `failures_fd` is given.
 int run_lines(line_source& src, int out_fd, std::ostream& err, unsigned jobs, const line_fn& fn,
-              bool quiet = false);
+              bool quiet = false, int failures_fd = -1);
 
 /// The markup text of a batch input line: a JSON string, or an object with "text".
 [[nodiscard]] result<std::string> markup_of_line(std::string_view line);

@@ -11,7 +11,11 @@
 #include <functional>
 #include <iostream>
 
+#include <fcntl.h>
 #include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
 
 #include "batch.hpp"
 #include "io.hpp"
@@ -121,14 +125,27 @@ void print_diag(const diagnostic& d, const std::string& prefix) {
 }
 
 int batch(const batch_args& b, const std::string& file, const line_fn& fn) {
+  int failures = -1;
+  if (!b.failures.empty()) {
+    failures = ::open(b.failures.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (failures < 0) {
+      std::cerr << "E-IO " << b.failures << ": " << std::strerror(errno) << '\n';
+      return 1;
+    }
+  }
+  int rc = 1;
   if (file == "-" || file.empty()) {
     line_source src(STDIN_FILENO);
-    return run_lines(src, STDOUT_FILENO, std::cerr, b.jobs, fn, g_quiet);
+    rc = run_lines(src, STDOUT_FILENO, std::cerr, b.jobs, fn, g_quiet, failures);
+  } else if (input in; open_input(in, file)) {
+    line_source src(in.bytes());
+    rc = run_lines(src, STDOUT_FILENO, std::cerr, b.jobs, fn, g_quiet, failures);
   }
-  input in;
-  if (!open_input(in, file)) return 1;
-  line_source src(in.bytes());
-  return run_lines(src, STDOUT_FILENO, std::cerr, b.jobs, fn, g_quiet);
+  if (failures >= 0 && ::close(failures) != 0) {
+    std::cerr << "E-IO " << b.failures << ": " << std::strerror(errno) << '\n';
+    rc = 1;
+  }
+  return rc;
 }
 
 void set_quiet(bool quiet) {

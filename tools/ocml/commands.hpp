@@ -19,6 +19,7 @@ namespace ocml::cli {
 struct batch_args {
   bool jsonl = false;
   unsigned jobs = 1;
+  std::string failures;  ///< --failures FILE: failed lines' error objects go there
 };
 
 struct render_args {

@@ -20,6 +20,10 @@ void add_batch_flags(CLI::App* app, ocml::cli::batch_args& b) {
   app->add_flag("--jsonl", b.jsonl, "batch: one item per input line, one result per output line");
   app->add_option("-j,--jobs", b.jobs, "batch: worker threads (output stays in input order)")
       ->check(CLI::Range(1u, 256u));
+  app->add_option("--failures", b.failures,
+                  "batch: write each failed line's {\"line\", \"error\"} object to this file "
+                  "instead of the output (which then holds the results alone)")
+      ->needs(app->get_option("--jsonl"));
 }
 
 void add_decoder_flags(CLI::App* app, ocml::decoder_options& o) {
