@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <vector>
 
 #include "cli_support.hpp"
@@ -48,7 +49,7 @@ TEST(Cli, FailedBatchLinesGoToTheirOwnFile) {
   EXPECT_EQ(r.code, 1);
   EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 2) << r.out;
   EXPECT_EQ(r.out.find("error"), std::string::npos) << r.out;
-  EXPECT_NE(r.err.find("lines: 4, failed: 2"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("lines: 4, failed: 2 (E-JSON-INPUT 2)"), std::string::npos) << r.err;
   std::ifstream f(failures);
   std::vector<int> lines;
   for (std::string line; std::getline(f, line);) {
@@ -58,6 +59,29 @@ TEST(Cli, FailedBatchLinesGoToTheirOwnFile) {
   }
   EXPECT_EQ(lines, (std::vector<int>{2, 3}));
   fs::remove(failures);
+  // Training lines: the closing line counts the examples, their tokens and trained tokens.
+  const std::string two =
+      R"({"messages":[{"role":"user","content":"a"},{"role":"assistant","reasoning_content":"r",)"
+      R"("content":"b"},{"role":"user","content":"c"},{"role":"assistant","content":"d"}]})";
+  const auto t = run("render -d qwen3 --jsonl --ids --training --tokenizer " +
+                         (fs::path(OCML_FIXTURE_DIR) / "tokenizers" / "bytes.json").string() + " -",
+                     two + "\n" + two + "\n");
+  ASSERT_EQ(t.code, 0) << t.err;
+  std::size_t examples = 0;
+  std::size_t tokens = 0;
+  std::size_t trained = 0;
+  std::istringstream out(t.out);
+  for (std::string line; std::getline(out, line);) {
+    const auto j = ocml::json::parse(line);
+    ++examples;
+    tokens += j["input_ids"].size();
+    for (const auto& l : j["labels"]) trained += l.get<int>() != -100 ? 1 : 0;
+  }
+  EXPECT_EQ(examples, 4u);  // the first turn's reasoning is dropped later: its own example
+  EXPECT_NE(t.err.find("examples: 4, tokens: " + std::to_string(tokens) +
+                       ", trained tokens: " + std::to_string(trained)),
+            std::string::npos)
+      << t.err;
   // Without --jsonl it is a usage error; without failures, no count.
   EXPECT_EQ(run("render -d chatml --failures x -", in).code, 2);
   const auto ok = run("render -d chatml --jsonl -", R"({"messages":[]})"

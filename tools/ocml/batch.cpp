@@ -118,6 +118,10 @@ result<std::string> markup_of_line(std::string_view line) {
 int run_lines(line_source& src, int out_fd, std::ostream& err, unsigned jobs, const line_fn& fn,
               bool quiet, int failures_fd) {
   std::size_t failed = 0;
+  std::array<std::size_t, error_code_count> failed_by{};  // failed lines per code
+  std::size_t examples = 0;
+  std::size_t tokens = 0;
+  std::size_t trained = 0;
   std::vector<iovec> failure_iov;  // the block's error objects, when they go apart
   std::array<std::size_t, error_code_count> warned{};  // warnings per code
   jobs = std::max(1u, jobs);
@@ -137,6 +141,7 @@ int run_lines(line_source& src, int out_fd, std::ostream& err, unsigned jobs, co
         r.direct.clear();
         r.diagnostics.clear();
         r.internal = false;
+        r.examples = r.tokens = r.trained = 0;
         // Whatever escapes the work on one line is that line's error; the others go on.
         // Recording it allocates: if that throws too, a flag (no allocation) says so.
         try {
@@ -197,12 +202,16 @@ int run_lines(line_source& src, int out_fd, std::ostream& err, unsigned jobs, co
         results[i].output = dump_json(e);
         results[i].direct.clear();
         ++failed;
+        ++failed_by[static_cast<std::size_t>(failure->code)];
         if (failures_fd >= 0) {
           results[i].output.push_back('\n');
           failure_iov.push_back({results[i].output.data(), results[i].output.size()});
           continue;
         }
       }
+      examples += results[i].examples;
+      tokens += results[i].tokens;
+      trained += results[i].trained;
       if (results[i].direct.size() > 0) {
         results[i].direct.raw('\n');
         const std::string_view v = results[i].direct.view();
@@ -228,8 +237,19 @@ int run_lines(line_source& src, int out_fd, std::ostream& err, unsigned jobs, co
     if (warned[c] == 0) continue;
     err << "warnings: " << warned[c] << ' ' << error_name(static_cast<error_code>(c)) << '\n';
   }
+  if (examples > 0) {
+    err << "examples: " << examples << ", tokens: " << tokens << ", trained tokens: " << trained
+        << '\n';
+  }
   if (failed > 0 || failures_fd >= 0) {
-    err << "lines: " << first_line - 1 << ", failed: " << failed << '\n';
+    err << "lines: " << first_line - 1 << ", failed: " << failed;
+    const char* sep = " (";
+    for (std::size_t c = 0; c < failed_by.size(); ++c) {
+      if (failed_by[c] == 0) continue;
+      err << sep << error_name(static_cast<error_code>(c)) << ' ' << failed_by[c];
+      sep = ", ";
+    }
+    err << (failed > 0 ? ")\n" : "\n");
   }
   return rc;
 }

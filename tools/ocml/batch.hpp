@@ -22,6 +22,11 @@ struct line_result {
   /// The work on the line threw and even its error could not be recorded (out of memory):
   /// the writer reports E-INTERNAL.
   bool internal = false;
+  /// Training output: the examples the line gave, their tokens and trained tokens (summed
+  /// into the batch's closing line).
+  std::size_t examples = 0;
+  std::size_t tokens = 0;
+  std::size_t trained = 0;
 };
 
 /// One input line.
@@ -64,7 +69,9 @@ using line_fn = std::function<void(const batch_line& line, line_result& r)>;
 /// 1 if any line failed. A failed line's output is its error object
 /// (`{"line": N, "error": {...}}`), written to `failures_fd` instead when it is not -1 (the
 /// output then holds the results alone); either way a closing line counts the lines and the
-/// failures ("lines: 2000, failed: 3") when any failed or `failures_fd` is given.
+/// failures by code ("lines: 2000, failed: 3 (E-JSON-INPUT 3)") when any failed or
+/// `failures_fd` is given, and one with the training counts when a line gave examples
+/// ("examples: 5054, tokens: 2766932, trained tokens: 272343").
 int run_lines(line_source& src, int out_fd, std::ostream& err, unsigned jobs, const line_fn& fn,
               bool quiet = false, int failures_fd = -1);
 

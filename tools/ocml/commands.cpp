@@ -206,6 +206,15 @@ void write_ids(json_token_result j, bool training, line_result& r) {
     r.output += '\n';
     write_sequence(x, training, r.output);
   }
+  if (!training) return;
+  const auto count = [&r](const token_sequence& x) {
+    ++r.examples;
+    r.tokens += x.input_ids.size();
+    r.trained += static_cast<std::size_t>(
+        std::count_if(x.labels.begin(), x.labels.end(), [](std::int32_t l) { return l != -100; }));
+  };
+  count(j.tokens);
+  for (const token_sequence& x : j.more_examples) count(x);
 }
 
 // Answers every line of a batch, or the one input, with `one`; the exit code.
