@@ -17,8 +17,11 @@ fi
 with_tests=${with_tests:-OFF}
 # -O1 with assertions: sanitizer builds compile ~2x faster than at -O2 and run well enough.
 # Line tables only: a finding's stack still names files and lines, and the build takes 322 s
-# instead of 408 s with full debug information (docs/decisions.md 68).
+# instead of 408 s with full debug information (docs/decisions.md 68). A unity build
+# (OCML_UNITY=OFF for one source a unit) compiles the shared headers once per 16 sources
+# (docs/decisions.md 97).
 CXX=clang++-14 CC=clang-14 cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -DCMAKE_UNITY_BUILD="${OCML_UNITY:-ON}" -DCMAKE_UNITY_BUILD_BATCH_SIZE=16 \
   -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -gline-tables-only" \
   -DOCML_BUILD_FUZZERS=ON -DOCML_ASAN=ON -DOCML_UBSAN=ON -DOCML_BUILD_TESTS="$with_tests" \
   -DOCML_BUILD_BENCHMARKS=OFF -DOCML_BUILD_CLI="$with_tests" >/dev/null

@@ -58,7 +58,7 @@ void add_generation_stops(const std::filesystem::path& dir, const json& config,
 }
 
 // A feature is held when a conversation using it renders its marker (and does not raise).
-struct probe {
+struct feature_probe {
   const char* feature;  // as convert.hpp's warnings name it
   const char* request;
   const char* marker;
@@ -71,7 +71,7 @@ constexpr const char* kCall =
 std::vector<std::string> probe_holds(const model_template& chat) {
   const std::string call = kCall;
   const std::string user = R"({"role":"user","content":"hi"})";
-  const std::array<probe, 8> probes = {{
+  const std::array<feature_probe, 8> probes = {{
       {"system messages",
        R"({"messages":[{"role":"system","content":"ocmlprobe_sys"},{"role":"user","content":"hi"}]})",
        "ocmlprobe_sys"},
@@ -96,7 +96,7 @@ std::vector<std::string> probe_holds(const model_template& chat) {
       R"({"messages":[)" + user + "," + call +
       R"(,{"role":"tool","tool_call_id":"call_ocmlprobeid","name":"ocmlprobe_fn","content":"ocmlprobe_reply"}]})";
   std::vector<std::string> out;
-  for (const probe& p : probes) {
+  for (const feature_probe& p : probes) {
     const std::string request = p.request != nullptr ? p.request : with_reply;
     auto text = chat.render_json(request, {});
     if (text && text->find(p.marker) != std::string::npos) out.emplace_back(p.feature);

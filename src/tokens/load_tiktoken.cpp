@@ -10,7 +10,7 @@ namespace ocml::detail {
 
 namespace {
 
-diagnostic malformed(const std::string& what) {
+diagnostic bad_tiktoken(const std::string& what) {
   return make_error(error_code::tokenizer_format, "tiktoken file: " + what);
 }
 
@@ -98,18 +98,18 @@ result<std::shared_ptr<bpe_model>> load_tiktoken(std::string_view text, std::str
     if (line.empty()) continue;
     const std::size_t sp = line.find(' ');
     if (sp == std::string_view::npos || !base64_decode(line.substr(0, sp), bytes)) {
-      return malformed("line " + std::to_string(line_no) + " is not 'base64 rank'");
+      return bad_tiktoken("line " + std::to_string(line_no) + " is not 'base64 rank'");
     }
     token_id rank = 0;
     for (const char c : line.substr(sp + 1)) {
       if (c < '0' || c > '9' || rank > 100000000) {
-        return malformed("line " + std::to_string(line_no) + ": rank is not a number");
+        return bad_tiktoken("line " + std::to_string(line_no) + ": rank is not a number");
       }
       rank = rank * 10 + static_cast<token_id>(c - '0');
     }
     if (rank != expected) {
-      return malformed("line " + std::to_string(line_no) + ": rank " + std::to_string(rank) +
-                       " where " + std::to_string(expected) + " was expected");
+      return bad_tiktoken("line " + std::to_string(line_no) + ": rank " + std::to_string(rank) +
+                          " where " + std::to_string(expected) + " was expected");
     }
     m->set_bytes(rank, bytes);
     ++expected;
@@ -135,7 +135,7 @@ result<std::shared_ptr<bpe_model>> load_tiktoken(std::string_view text, std::str
   m->finish();
   for (int b = 0; b < 256; ++b) {
     if (m->byte_token[static_cast<std::size_t>(b)] == kNoToken) {
-      return malformed("no rank for byte " + std::to_string(b));
+      return bad_tiktoken("no rank for byte " + std::to_string(b));
     }
   }
   m->rank_by_bytes = true;

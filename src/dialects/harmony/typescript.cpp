@@ -3,6 +3,7 @@
 #include <string>
 #include <unordered_set>
 
+#include "core/join.hpp"
 #include "ocml/harmony.hpp"
 
 namespace ocml::harmony {
@@ -39,14 +40,7 @@ std::string with_null(std::string type, const json& schema) {
   return type;
 }
 
-std::string join(const std::vector<std::string>& parts, std::string_view sep) {
-  std::string out;
-  for (std::size_t i = 0; i < parts.size(); ++i) {
-    if (i > 0) out += sep;
-    out += parts[i];
-  }
-  return out;
-}
+using detail::join;
 
 std::string object_type(const json& schema, const std::string& indent);
 
