@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: Apache-2.0
 """The floors of src/ (docs/decisions.md 76), checked on every include:
 
-    core < interchange < dialects < tokens < template, response < api < runtime < capi
+    core < interchange < dialects < tokens, dataset < template, response < api < runtime < capi
 
 A file may include its own floor and the floors below it, never one above. The tools
 (tools/) and the bindings (python/, src/capi/) include only the public headers (include/ocml/) and their own
@@ -19,7 +19,7 @@ import re
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-FLOORS = {"core": 0, "interchange": 1, "dialects": 2, "tokens": 3, "template": 4,
+FLOORS = {"core": 0, "interchange": 1, "dialects": 2, "tokens": 3, "dataset": 3, "template": 4,
           "response": 4, "api": 5, "runtime": 6, "capi": 7}
 INCLUDE = re.compile(r'^\s*#\s*include\s*"([^"]+)"')
 

@@ -201,13 +201,99 @@ TEST(TokenRender, TruncationKeepsLabelsAligned) {
   c.messages.push_back({.role = ocml::role::user, .content = "question"});
   c.messages.push_back({.role = ocml::role::assistant, .channel = "final", .content = "answer"});
   auto full = ocml::render_tokens(c, {.dialect = dialect::harmony}, tok, {.training = true});
-  auto cut = ocml::render_tokens(c, {.dialect = dialect::harmony}, tok,
-                                 {.training = true, .max_tokens = 9});
+  auto cut =
+      ocml::render_tokens(c, {.dialect = dialect::harmony}, tok,
+                          {.training = true, .max_tokens = 9, .truncate = ocml::truncation::left});
   ASSERT_TRUE(full.ok() && cut.ok());
   ASSERT_EQ(cut->input_ids.size(), 9u);
   EXPECT_TRUE(std::equal(cut->input_ids.begin(), cut->input_ids.end(), full->input_ids.end() - 9));
   EXPECT_TRUE(std::equal(cut->labels.begin(), cut->labels.end(), full->labels.end() - 9));
   EXPECT_EQ(cut->attention_mask, std::vector<std::uint8_t>(9, 1));
+}
+
+// A system prompt and three user turns, each answered.
+ocml::conversation three_turns() {
+  ocml::conversation c;
+  c.messages.push_back({.role = ocml::role::system, .content = "Be brief and exact."});
+  for (const char* q : {"first question, a long one", "second", "third and last"}) {
+    c.messages.push_back({.role = ocml::role::user, .content = q});
+    c.messages.push_back({.role = ocml::role::assistant, .content = std::string("re: ") + q});
+  }
+  return c;
+}
+
+// The conversation without messages [from, to).
+ocml::conversation without(ocml::conversation c, std::size_t from, std::size_t to) {
+  c.messages.erase(c.messages.begin() + static_cast<std::ptrdiff_t>(from),
+                   c.messages.begin() + static_cast<std::ptrdiff_t>(to));
+  return c;
+}
+
+TEST(TokenRender, TruncationDropsWholeOldTurnsAndKeepsTheSystemPrompt) {
+  const auto& tok = all_dialects_vocab();
+  const ocml::render_options ro{.dialect = dialect::chatml};
+  const auto c = three_turns();
+  const auto full = ocml::render_tokens(c, ro, tok, {.training = true});
+  const auto two = ocml::render_tokens(without(c, 1, 3), ro, tok, {.training = true});
+  const auto one = ocml::render_tokens(without(c, 1, 5), ro, tok, {.training = true});
+  ASSERT_TRUE(full.ok() && two.ok() && one.ok());
+  ASSERT_LT(one->input_ids.size(), two->input_ids.size());
+  ASSERT_LT(two->input_ids.size(), full->input_ids.size());
+  // Each limit keeps as many whole turns as fit, the system prompt first.
+  const struct {
+    std::size_t max;
+    const ocml::token_sequence* want;
+    const char* dropped;
+  } cases[] = {{full->input_ids.size(), &*full, nullptr},
+               {full->input_ids.size() - 1, &*two, "dropped the oldest 1 of 3 user turns"},
+               {two->input_ids.size(), &*two, "dropped the oldest 1 of 3 user turns"},
+               {two->input_ids.size() - 1, &*one, "dropped the oldest 2 of 3 user turns"},
+               {one->input_ids.size(), &*one, "dropped the oldest 2 of 3 user turns"}};
+  for (const auto& k : cases) {
+    SCOPED_TRACE(k.max);
+    auto cut = ocml::render_tokens(c, ro, tok, {.training = true, .max_tokens = k.max});
+    ASSERT_TRUE(cut.ok()) << cut.error().to_string();
+    EXPECT_EQ(cut->input_ids, k.want->input_ids);
+    EXPECT_EQ(cut->labels, k.want->labels);
+    if (k.dropped == nullptr) {
+      EXPECT_TRUE(cut->diagnostics.empty());
+    } else {
+      ASSERT_FALSE(cut->diagnostics.empty());
+      EXPECT_EQ(cut->diagnostics[0].code, ocml::error_code::limit_exceeded);
+      EXPECT_EQ(cut->diagnostics[0].level, ocml::severity::warning);
+      EXPECT_NE(cut->diagnostics[0].message.find(k.dropped), std::string::npos)
+          << cut->diagnostics[0].message;
+    }
+  }
+  // The last turn is never cut: too long alone, the conversation is refused.
+  auto refused =
+      ocml::render_tokens(c, ro, tok, {.training = true, .max_tokens = one->input_ids.size() - 1});
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.error().code, ocml::error_code::limit_exceeded);
+  EXPECT_NE(refused.error().message.find("last user turn alone"), std::string::npos)
+      << refused.error().message;
+  // Per-turn examples: each fits, the later ones lose history, the first stays whole.
+  auto xs = ocml::render_examples(
+      c, ro, tok, {.turns = ocml::trained_turns::per_turn, .max_tokens = two->input_ids.size()});
+  ASSERT_TRUE(xs.ok()) << xs.error().to_string();
+  ASSERT_EQ(xs->size(), 2u);  // the first turn went with the history it began
+  for (const auto& x : *xs) EXPECT_LE(x.input_ids.size(), two->input_ids.size());
+}
+
+TEST(TokenRender, TruncationRightKeepsTheBeginning) {
+  const auto& tok = all_dialects_vocab();
+  const ocml::render_options ro{.dialect = dialect::chatml};
+  const auto c = three_turns();
+  const auto full = ocml::render_tokens(c, ro, tok, {.training = true});
+  ASSERT_TRUE(full.ok());
+  auto cut = ocml::render_tokens(
+      c, ro, tok, {.training = true, .max_tokens = 7, .truncate = ocml::truncation::right});
+  ASSERT_TRUE(cut.ok());
+  EXPECT_EQ(cut->input_ids,
+            std::vector<token_id>(full->input_ids.begin(), full->input_ids.begin() + 7));
+  EXPECT_EQ(cut->labels, std::vector<std::int32_t>(full->labels.begin(), full->labels.begin() + 7));
+  EXPECT_EQ(ocml::truncation_of("right"), ocml::truncation::right);
+  EXPECT_EQ(ocml::truncation_of("middle"), std::nullopt);
 }
 
 TEST(TokenRender, AMissingControlTokenIsWrittenAsTextOrRefused) {

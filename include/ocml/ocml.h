@@ -119,6 +119,11 @@ enum {
   OCML_TURNS_KEEP_REASONING = 4
 };
 
+/* How a sequence longer than ocml_ids_options.max_tokens is cut: the oldest whole user
+ * turns dropped (the system prompt and tools stay; E-LIMIT-EXCEEDED when the last turn alone
+ * is too long), the last max_tokens tokens kept, or the first. */
+enum { OCML_TRUNCATE_TURNS = 0, OCML_TRUNCATE_LEFT = 1, OCML_TRUNCATE_RIGHT = 2 };
+
 /* How ocml_render_ids tokenizes. Zero-initialize, then set what you need. */
 typedef struct ocml_ids_options {
   int training;               /* labels on the assistant's sampled turns, -100 elsewhere */
@@ -127,7 +132,8 @@ typedef struct ocml_ids_options {
   int train_trailing_newline; /* also train the newline after the stop token */
   int hf_policy;              /* encode the text whole (transformers) instead of harmony's way */
   int strict;                 /* a control token the vocabulary lacks is an error */
-  size_t max_tokens;          /* keep at most this many, dropping from the front (0: all) */
+  size_t max_tokens;          /* at most this many tokens (0: all), cut as `truncate` says */
+  int truncate;               /* OCML_TRUNCATE_*: how (0: whole old turns) */
 } ocml_ids_options;
 
 /* The request as token IDs and, with `options->training`, labels (`*labels` NULL

@@ -65,6 +65,26 @@ enum class trained_turns : std::uint8_t {
 ///   auto t = ocml::trained_turns_of("per-turn");  // trained_turns::per_turn
 [[nodiscard]] std::optional<trained_turns> trained_turns_of(std::string_view name) noexcept;
 
+/// How a sequence longer than `token_render_options::max_tokens` is cut.
+enum class truncation : std::uint8_t {
+  /// Whole old turns first: the leading system and developer messages and the tools stay,
+  /// and the oldest user turns (a user message and all up to the next one) are dropped, as
+  /// few as make every example fit, with a warning (E-LIMIT-EXCEEDED) saying how many.
+  /// E-LIMIT-EXCEEDED when the last user turn alone does not fit: nothing is cut inside a
+  /// turn.
+  turns,
+  /// The last max_tokens tokens kept: the beginning (system prompt, tools) is cut first.
+  left,
+  /// The first max_tokens tokens kept: the end (the last turn and its labels) is cut.
+  right,
+};
+
+/// The truncation named `name` ("turns", "left", "right"), as the CLI's --truncate and
+/// Python's truncate= spell it; nullopt for another name.
+///
+///   auto t = ocml::truncation_of("left");  // truncation::left
+[[nodiscard]] std::optional<truncation> truncation_of(std::string_view name) noexcept;
+
 struct token_render_options {
   token_policy policy = token_policy::harmony;
   /// Labels: the IDs of what the model samples after each trained turn's generation prompt
@@ -74,9 +94,10 @@ struct token_render_options {
   /// Also train the newline a turn's markup writes after its stop token (ChatML's
   /// "<|im_end|>\n"), which the model never samples.
   bool train_trailing_newline = false;
-  /// Keep at most this many tokens, dropping from the beginning (0: no limit). Labels are
-  /// cut with the IDs.
+  /// Keep at most this many tokens in a sequence (0: no limit), cut as `truncate` says.
+  /// Labels are cut with the IDs.
   std::size_t max_tokens = 0;
+  truncation truncate = truncation::turns;
   /// A control token the vocabulary lacks is an error (E-TOKEN-UNKNOWN) instead of being
   /// encoded as ordinary text with a warning.
   bool strict = false;

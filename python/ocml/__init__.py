@@ -205,7 +205,8 @@ def render(conversation: Any, *, format: FormatLike, tools: Any = None,
 def render_ids(conversation: Any, tokenizer: Any, *, format: FormatLike, training: bool = False,
                max_tokens: int = 0, last_turn_only: bool = False,
                train_trailing_newline: bool = False, strict: bool = False,
-               policy: str = "harmony", turns: str = "automatic", tools: Any = None,
+               policy: str = "harmony", turns: str = "automatic", truncate: str = "turns",
+               tools: Any = None,
                add_generation_prompt: bool | None = None,
                continue_final_message: bool | None = None,
                chat_template_kwargs: Mapping[str, Any] | None = None, now: Any = None,
@@ -215,7 +216,10 @@ def render_ids(conversation: Any, tokenizer: Any, *, format: FormatLike, trainin
     model samples on each trained assistant turn, -100 elsewhere). With training, "examples"
     lists every example of the conversation (the first is the one at the top level): the
     `turns` policy ("automatic", "per-turn", "whole", "last", "keep-reasoning") trains a turn
-    only where an example holds it as the model sampled it (docs/training.md).
+    only where an example holds it as the model sampled it (docs/training.md). A sequence
+    longer than `max_tokens` is cut as `truncate` says: "turns" drops the oldest user turns
+    (the system prompt and tools stay; ocml.Error when the last turn alone is too long),
+    "left" keeps the last max_tokens tokens, "right" the first.
 
         out = ocml.render_ids(messages, "tokenizer.json", format="chatml", training=True)
     """
@@ -224,7 +228,7 @@ def render_ids(conversation: Any, tokenizer: Any, *, format: FormatLike, trainin
                                           chat_template_kwargs=chat_template_kwargs, **kwargs))
     ids, mask, labels, diagnostics, more = _format(format).render_ids(
         request, _tokenizer(tokenizer), training, max_tokens, last_turn_only,
-        train_trailing_newline, strict, policy, turns, _now(now))
+        train_trailing_newline, strict, policy, turns, truncate, _now(now))
     _report(diagnostics)
     return _ids_dict(ids, mask, labels, more)
 
@@ -274,7 +278,8 @@ def render_batch(conversations: Iterable[Any], *, format: FormatLike, jobs: int 
 def render_ids_batch(conversations: Iterable[Any], tokenizer: Any, *, format: FormatLike,
                      training: bool = False, max_tokens: int = 0, last_turn_only: bool = False,
                      train_trailing_newline: bool = False, strict: bool = False,
-                     policy: str = "harmony", turns: str = "automatic", jobs: int = 0,
+                     policy: str = "harmony", turns: str = "automatic",
+                     truncate: str = "turns", jobs: int = 0,
                      errors: str = "raise",
                      now: Any = None, **options: Any) -> list:
     """render_ids() over many conversations on `jobs` threads: a list of
@@ -283,7 +288,7 @@ def render_ids_batch(conversations: Iterable[Any], tokenizer: Any, *, format: Fo
     requests = _batch_requests(conversations, options)
     results = _format(format).render_ids_batch(
         requests, _tokenizer(tokenizer), training, max_tokens, last_turn_only,
-        train_trailing_newline, strict, policy, turns, _now(now), jobs)
+        train_trailing_newline, strict, policy, turns, truncate, _now(now), jobs)
     return [_batch_result(_ids_dict(ids, mask, labels, more), diags, errors)
             for ids, mask, labels, diags, more in results]
 

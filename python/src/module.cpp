@@ -98,7 +98,8 @@ parse_request parse_request_of(bool openai, bool lenient, bool completion, std::
 
 token_render_options token_options_of(bool training, std::size_t max_tokens, bool last_turn_only,
                                       bool train_trailing_newline, bool strict,
-                                      const std::string& policy, const std::string& turns) {
+                                      const std::string& policy, const std::string& turns,
+                                      const std::string& truncate) {
   token_render_options o;
   if (policy == "hf") {
     o.policy = token_policy::hf;
@@ -115,6 +116,10 @@ token_render_options token_options_of(bool training, std::size_t max_tokens, boo
         turns + "'");
   }
   o.turns = last_turn_only ? trained_turns::last : *t;
+  const auto cut = truncation_of(truncate);
+  if (!cut)
+    throw py::value_error("truncate must be 'turns', 'left' or 'right', not '" + truncate + "'");
+  o.truncate = *cut;
   o.train_trailing_newline = train_trailing_newline;
   o.strict = strict;
   return o;
@@ -198,9 +203,11 @@ void bind_format(py::module_& m) {
           "render_ids",
           [](const format& f, const py::object& request, const tokenizer& tok, bool training,
              std::size_t max_tokens, bool last_turn_only, bool train_trailing_newline, bool strict,
-             const std::string& policy, const std::string& turns, const std::string& now) {
-            const auto to = token_options_of(training, max_tokens, last_turn_only,
-                                             train_trailing_newline, strict, policy, turns);
+             const std::string& policy, const std::string& turns, const std::string& truncate,
+             const std::string& now) {
+            const auto to =
+                token_options_of(training, max_tokens, last_turn_only, train_trailing_newline,
+                                 strict, policy, turns, truncate);
             py::object owner;
             const std::string_view text = text_of(request, owner);
             json_token_result r;
@@ -213,15 +220,17 @@ void bind_format(py::module_& m) {
           py::arg("request"), py::arg("tokenizer"), py::arg("training") = false,
           py::arg("max_tokens") = 0, py::arg("last_turn_only") = false,
           py::arg("train_trailing_newline") = false, py::arg("strict") = false,
-          py::arg("policy") = "harmony", py::arg("turns") = "automatic", py::arg("now") = "")
+          py::arg("policy") = "harmony", py::arg("turns") = "automatic",
+          py::arg("truncate") = "turns", py::arg("now") = "")
       .def(
           "render_ids_batch",
           [](const format& f, const py::list& requests, const tokenizer& tok, bool training,
              std::size_t max_tokens, bool last_turn_only, bool train_trailing_newline, bool strict,
-             const std::string& policy, const std::string& turns, const std::string& now,
-             std::size_t jobs) {
-            const auto to = token_options_of(training, max_tokens, last_turn_only,
-                                             train_trailing_newline, strict, policy, turns);
+             const std::string& policy, const std::string& turns, const std::string& truncate,
+             const std::string& now, std::size_t jobs) {
+            const auto to =
+                token_options_of(training, max_tokens, last_turn_only, train_trailing_newline,
+                                 strict, policy, turns, truncate);
             std::vector<py::object> owners;
             const auto texts = texts_of(requests, owners);
             std::vector<json_token_result> out(texts.size());
@@ -246,8 +255,8 @@ void bind_format(py::module_& m) {
           py::arg("requests"), py::arg("tokenizer"), py::arg("training") = false,
           py::arg("max_tokens") = 0, py::arg("last_turn_only") = false,
           py::arg("train_trailing_newline") = false, py::arg("strict") = false,
-          py::arg("policy") = "harmony", py::arg("turns") = "automatic", py::arg("now") = "",
-          py::arg("jobs") = 0)
+          py::arg("policy") = "harmony", py::arg("turns") = "automatic",
+          py::arg("truncate") = "turns", py::arg("now") = "", py::arg("jobs") = 0)
       .def(
           "parse",
           [](const format& f, const py::object& text, bool openai, bool lenient, bool completion,

@@ -6,9 +6,11 @@
 // prompt of every turn is a prefix of the sequence in IDs as well as in text.
 #include <algorithm>
 #include <array>
+#include <functional>
 #include <optional>
 
 #include "api/trained_turns.hpp"
+#include "api/truncate_turns.hpp"
 #include "core/message_path.hpp"
 #include "dialects/registry.hpp"
 #include "interchange/shape.hpp"
@@ -347,10 +349,52 @@ std::optional<trained_turns> trained_turns_of(std::string_view name) noexcept {
   return std::nullopt;
 }
 
-result<std::vector<token_sequence>> render_examples(const conversation& conv,
-                                                    const render_options& options,
-                                                    const tokenizer& tok,
-                                                    const token_render_options& token_options) {
+std::optional<truncation> truncation_of(std::string_view name) noexcept {
+  if (name == "turns") return truncation::turns;
+  if (name == "left") return truncation::left;
+  if (name == "right") return truncation::right;
+  return std::nullopt;
+}
+
+namespace {
+
+// truncation::turns: `sequences` (render_examples' or render_tokens' work on a
+// conversation) on the conversation with as few of its oldest user turns dropped as fit.
+result<std::vector<token_sequence>> fit_turns(
+    const conversation& conv, const token_render_options& to,
+    const std::function<result<std::vector<token_sequence>>(const conversation&)>& sequences) {
+  if (to.max_tokens == 0 || to.truncate != truncation::turns) return sequences(conv);
+  const auto role_at = [&conv](std::size_t i) { return conv.messages[i].role; };
+  const auto groups = detail::turn_groups(
+      conv.messages.size(),
+      [&](std::size_t i) { return role_at(i) == role::system || role_at(i) == role::developer; },
+      [&](std::size_t i) { return role_at(i) == role::user; });
+  return detail::fit_by_turns(
+      groups, to.max_tokens,
+      [&](std::size_t from, std::size_t till) -> result<std::vector<token_sequence>> {
+        if (from == till) return sequences(conv);
+        conversation c = conv;
+        c.messages.erase(c.messages.begin() + static_cast<std::ptrdiff_t>(from),
+                         c.messages.begin() + static_cast<std::ptrdiff_t>(till));
+        // Diagnostics name the caller's messages.
+        detail::origin_map origins(c.messages.size());
+        for (std::size_t i = 0; i < origins.size(); ++i) {
+          origins[i].message = i < from ? i : i + (till - from);
+        }
+        auto xs = sequences(c);
+        if (!xs) {
+          diagnostic d = xs.error();
+          detail::relocate(d, origins);
+          return d;
+        }
+        for (token_sequence& x : *xs) detail::relocate(x.diagnostics, 0, origins);
+        return xs;
+      });
+}
+
+result<std::vector<token_sequence>> examples_of(const conversation& conv,
+                                                const render_options& options, const tokenizer& tok,
+                                                const token_render_options& token_options) {
   token_render_options to = token_options;
   to.training = true;
   const prepared p(conv, options.dialect);
@@ -379,20 +423,10 @@ result<std::vector<token_sequence>> render_examples(const conversation& conv,
   return out;
 }
 
-result<token_sequence> render_tokens(const conversation& conv, const render_options& options,
-                                     const tokenizer& tok,
-                                     const token_render_options& token_options) {
-  if (token_options.training) {
-    auto xs = render_examples(conv, options, tok, token_options);
-    if (!xs) return xs.error();
-    if (xs->size() != 1) {
-      return make_error(error_code::unrepresentable,
-                        "training this conversation under the chosen policy takes " +
-                            std::to_string(xs->size()) +
-                            " examples; render_examples returns them all");
-    }
-    return std::move(xs->front());
-  }
+// render_tokens without training: the conversation's one sequence.
+result<std::vector<token_sequence>> prompt_of(const conversation& conv,
+                                              const render_options& options, const tokenizer& tok,
+                                              const token_render_options& token_options) {
   const prepared p(conv, options.dialect);
   std::vector<diagnostic> warnings;
   auto text = render(*p.c, token_render_of(options, token_options), &warnings);
@@ -401,7 +435,37 @@ result<token_sequence> render_tokens(const conversation& conv, const render_opti
   auto seq = encode_example(*text, {}, options.dialect, tok, token_options, warnings);
   if (!seq) return seq.error();
   seq->diagnostics = std::move(warnings);
-  return seq;
+  std::vector<token_sequence> out;
+  out.push_back(std::move(*seq));
+  return out;
+}
+
+}  // namespace
+
+result<std::vector<token_sequence>> render_examples(const conversation& conv,
+                                                    const render_options& options,
+                                                    const tokenizer& tok,
+                                                    const token_render_options& token_options) {
+  return fit_turns(conv, token_options, [&](const conversation& c) {
+    return examples_of(c, options, tok, token_options);
+  });
+}
+
+result<token_sequence> render_tokens(const conversation& conv, const render_options& options,
+                                     const tokenizer& tok,
+                                     const token_render_options& token_options) {
+  auto xs = token_options.training ? render_examples(conv, options, tok, token_options)
+                                   : fit_turns(conv, token_options, [&](const conversation& c) {
+                                       return prompt_of(c, options, tok, token_options);
+                                     });
+  if (!xs) return xs.error();
+  if (xs->size() != 1) {
+    return make_error(error_code::unrepresentable,
+                      "training this conversation under the chosen policy takes " +
+                          std::to_string(xs->size()) +
+                          " examples; render_examples returns them all");
+  }
+  return std::move(xs->front());
 }
 
 result<token_sequence> encode_markup(std::string_view markup, dialect d, const tokenizer& tok,

@@ -248,10 +248,16 @@ void encode_regions(
     seq.text.assign(text);
     for (const trained_region& r : regions) seq.trained.emplace_back(r.from, r.to);
   }
+  // (truncation::turns is the caller's: it renders fewer turns)
   if (options.max_tokens != 0 && seq.input_ids.size() > options.max_tokens) {
-    const auto cut = static_cast<std::ptrdiff_t>(seq.input_ids.size() - options.max_tokens);
-    seq.input_ids.erase(seq.input_ids.begin(), seq.input_ids.begin() + cut);
-    if (!seq.labels.empty()) seq.labels.erase(seq.labels.begin(), seq.labels.begin() + cut);
+    if (options.truncate == truncation::left) {
+      const auto cut = static_cast<std::ptrdiff_t>(seq.input_ids.size() - options.max_tokens);
+      seq.input_ids.erase(seq.input_ids.begin(), seq.input_ids.begin() + cut);
+      if (!seq.labels.empty()) seq.labels.erase(seq.labels.begin(), seq.labels.begin() + cut);
+    } else if (options.truncate == truncation::right) {
+      seq.input_ids.resize(options.max_tokens);
+      if (!seq.labels.empty()) seq.labels.resize(options.max_tokens);
+    }
   }
   seq.attention_mask.assign(seq.input_ids.size(), 1);
 }

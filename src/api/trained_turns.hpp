@@ -74,7 +74,8 @@ inline constexpr std::size_t kMaxPrefixRenderBytes = std::size_t{64} << 20;
 
 /// Encodes `text` piece by piece (before each region, the region, the rest) with `encode`
 /// (which appends the IDs of [from, to) to its vector), labels the regions' IDs when
-/// training, keeps the last `max_tokens`, and sets the attention mask.
+/// training, cuts to `max_tokens` as `truncate` says (left, right; turns is the caller's), and sets
+/// the attention mask.
 void encode_regions(
     std::string_view text, const std::vector<trained_region>& regions,
     const std::function<void(std::size_t, std::size_t, std::vector<token_id>&)>& encode,

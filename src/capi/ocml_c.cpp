@@ -230,6 +230,11 @@ ocml_error* ocml_render_ids(const ocml_format* f, const ocml_tokenizer* tok, con
     to.train_trailing_newline = o.train_trailing_newline != 0;
     to.strict = o.strict != 0;
     to.max_tokens = o.max_tokens;
+    if (o.truncate < OCML_TRUNCATE_TURNS || o.truncate > OCML_TRUNCATE_RIGHT) {
+      return make(ocml::make_error(ocml::error_code::invalid_json,
+                                   "ocml_ids_options.truncate: not an OCML_TRUNCATE_* value"));
+    }
+    to.truncate = static_cast<ocml::truncation>(o.truncate);
     auto r = f->f.render_json_tokens({request, request_len}, tok->t, {}, to);
     auto all = r.diagnostics;
     all.insert(all.end(), r.tokens.diagnostics.begin(), r.tokens.diagnostics.end());

@@ -9,6 +9,7 @@ import os
 import pathlib
 import subprocess
 import sys
+import warnings
 
 import pytest
 
@@ -118,3 +119,45 @@ def test_policies_shape_the_examples(byte_tokenizer_path):
     assert "messages[1]" in str(e.value) and "automatic" in str(e.value)
     with pytest.raises(ValueError):
         examples("some")
+
+
+@pytest.mark.parametrize("max_tokens", [1024, 512])
+def test_turn_truncation_agrees_between_the_template_and_the_dialect(tmp_path, max_tokens):
+    # Two independent renderings (Qwen3's own chat template through ocml's Jinja engine, and
+    # the qwen3 dialect) must drop the same turns and give the same IDs and labels.
+    template = MODELS / "Qwen-Qwen3-0.6B.jinja"
+    if not template.exists() or not (QWEN3 / "tokenizer.json").exists():
+        pytest.skip("../shared/reference or tests/reference is absent (scripts/setup.sh --dev)")
+    folder = "model:" + _folder(tmp_path, "qwen3", {"eos_token": "<|im_end|>"}, template)
+    tok = ocml.Tokenizer.from_file(str(QWEN3 / "tokenizer.json"))
+    lines = _corpus(tmp_path, 80, 27).read_text(encoding="utf-8").splitlines()
+    dropped = refused = 0
+    for line in lines:
+        conv = json.loads(line)
+        outs = []
+        for fmt in ("qwen3", folder):
+            try:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")  # the truncation's own warning
+                    outs.append(ocml.render_ids(conv, tok, format=fmt, training=True,
+                                                max_tokens=max_tokens))
+            except ocml.Error as e:
+                outs.append(str(e).split(":")[0])
+        if isinstance(outs[0], str):
+            assert outs[0] == outs[1]
+            refused += 1
+            continue
+        assert len(outs[0]["examples"]) == len(outs[1]["examples"])
+        for a, b in zip(outs[0]["examples"], outs[1]["examples"]):
+            assert a["input_ids"].tolist() == b["input_ids"].tolist()
+            assert a["labels"].tolist() == b["labels"].tolist()
+            assert len(a["input_ids"]) <= max_tokens
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            full = ocml.render_ids(conv, tok, format="qwen3", training=True)
+        if len(full["examples"]) != len(outs[0]["examples"]) or any(
+                len(x["input_ids"]) > max_tokens for x in full["examples"]):
+            dropped += 1
+    assert dropped > 0, "the corpus never needed truncation: the test proves nothing"
+    if max_tokens == 512:
+        assert refused > 0

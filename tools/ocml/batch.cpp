@@ -5,6 +5,8 @@
 #include <array>
 #include <atomic>
 #include <charconv>
+#include <chrono>
+#include <cstdio>
 #include <cstring>
 #include <istream>
 #include <ostream>
@@ -100,7 +102,11 @@ bool line_source::next_block(std::vector<batch_line>& lines, std::size_t max_lin
     spans_.emplace_back(pos_, text.size() - pos_);
     pos_ = text.size();
   }
-  for (const auto& [at, n] : spans_) lines.push_back({std::string_view(text.data() + at, n)});
+  for (const auto& [at, n] : spans_) {
+    lines.push_back({std::string_view(text.data() + at, n)});
+    consumed_ += n + 1;
+  }
+  if (fd_ < 0) consumed_ = std::min(consumed_, bytes_.size());
   return !lines.empty();
 }
 
@@ -115,8 +121,64 @@ result<std::string> markup_of_line(std::string_view line) {
                     "a batch line must be a JSON string or {\"text\": ...}");
 }
 
+namespace {
+
+// The progress line: at most twice a second, and once at the end (`last`).
+class progress_line {
+ public:
+  explicit progress_line(const run_options& o) : on_(o.progress), tty_(o.tty) {}
+  void show(std::ostream& err, const line_source& src, std::size_t lines, std::size_t failed,
+            bool last) {
+    if (!on_ || (last && lines == lines_shown_)) return;
+    const auto now = std::chrono::steady_clock::now();
+    if (!last && now - shown_ < std::chrono::milliseconds(500)) return;
+    lines_shown_ = lines;
+    shown_ = now;
+    const double s = std::chrono::duration<double>(now - start_).count();
+    const double mb = static_cast<double>(src.consumed()) / 1e6;
+    char text[200];
+    int n = std::snprintf(text, sizeof text, "progress: %zu lines, %.1f", lines, mb);
+    if (src.total() > 0) {
+      n += std::snprintf(
+          text + n, sizeof text - static_cast<std::size_t>(n), " of %.1f MB (%.0f%%)",
+          static_cast<double>(src.total()) / 1e6,
+          100.0 * static_cast<double>(src.consumed()) / static_cast<double>(src.total()));
+    } else {
+      n += std::snprintf(text + n, sizeof text - static_cast<std::size_t>(n), " MB");
+    }
+    std::snprintf(text + n, sizeof text - static_cast<std::size_t>(n), ", %.1f MB/s, %zu failed",
+                  s > 0 ? mb / s : 0.0, failed);
+    err << (tty_ ? "\r\x1b[K" : "") << text << (tty_ ? "" : "\n");
+    err.flush();
+    drawn_ = tty_;
+  }
+  // At the end: a line drawn in place keeps its last state on a line of its own.
+  void finish(std::ostream& err) {
+    if (drawn_) err << '\n';
+    drawn_ = false;
+  }
+  // Before other output: a line being rewritten in place is cleared first.
+  void clear(std::ostream& err) {
+    if (drawn_) err << "\r\x1b[K";
+    drawn_ = false;
+  }
+
+ private:
+  bool on_;
+  bool tty_;
+  bool drawn_ = false;
+  std::size_t lines_shown_ = 0;
+  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
+  std::chrono::steady_clock::time_point shown_ = start_;
+};
+
+}  // namespace
+
 int run_lines(line_source& src, int out_fd, std::ostream& err, unsigned jobs, const line_fn& fn,
-              bool quiet, int failures_fd) {
+              const run_options& options) {
+  const bool quiet = options.quiet;
+  const int failures_fd = options.failures_fd;
+  progress_line progress(options);
   std::size_t failed = 0;
   std::array<std::size_t, error_code_count> failed_by{};  // failed lines per code
   std::size_t examples = 0;
@@ -208,10 +270,11 @@ int run_lines(line_source& src, int out_fd, std::ostream& err, unsigned jobs, co
           failure_iov.push_back({results[i].output.data(), results[i].output.size()});
           continue;
         }
+      } else {
+        examples += results[i].examples;
+        tokens += results[i].tokens;
+        trained += results[i].trained;
       }
-      examples += results[i].examples;
-      tokens += results[i].tokens;
-      trained += results[i].trained;
       if (results[i].direct.size() > 0) {
         results[i].direct.raw('\n');
         const std::string_view v = results[i].direct.view();
@@ -221,6 +284,7 @@ int run_lines(line_source& src, int out_fd, std::ostream& err, unsigned jobs, co
         iov.push_back({results[i].output.data(), results[i].output.size()});
       }
     }
+    if (!errors.empty()) progress.clear(err);
     err << errors;
     err.flush();
     if (!write_all(out_fd, iov)) {
@@ -232,7 +296,10 @@ int run_lines(line_source& src, int out_fd, std::ostream& err, unsigned jobs, co
       return 1;
     }
     first_line += lines.size();
+    progress.show(err, src, first_line - 1, failed, false);
   }
+  progress.show(err, src, first_line - 1, failed, true);
+  progress.finish(err);
   for (std::size_t c = 0; c < warned.size(); ++c) {
     if (warned[c] == 0) continue;
     err << "warnings: " << warned[c] << ' ' << error_name(static_cast<error_code>(c)) << '\n';

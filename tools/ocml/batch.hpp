@@ -48,8 +48,12 @@ class line_source {
   /// Cuts the next block (at most `max_lines` lines, stopping once `max_bytes` are taken)
   /// into `lines`; the views stay valid until the next call. False when the input is done.
   bool next_block(std::vector<batch_line>& lines, std::size_t max_lines, std::size_t max_bytes);
+  /// Bytes handed out so far, and the input's size (0 when read from a stream: unknown).
+  [[nodiscard]] std::size_t consumed() const noexcept { return consumed_; }
+  [[nodiscard]] std::size_t total() const noexcept { return fd_ >= 0 ? 0 : bytes_.size(); }
 
  private:
+  std::size_t consumed_ = 0;
   std::string_view bytes_;
   std::size_t pos_ = 0;
   int fd_ = -1;
@@ -62,6 +66,19 @@ class line_source {
 /// `r.diagnostics` (both arrive empty, with their capacity kept from earlier lines).
 using line_fn = std::function<void(const batch_line& line, line_result& r)>;
 
+/// How run_lines reports.
+struct run_options {
+  /// Print no warnings (they are still counted).
+  bool quiet = false;
+  /// A file descriptor for the failed lines' error objects (-1: they go to the output).
+  int failures_fd = -1;
+  /// A progress line on `err` at most twice a second: lines done, bytes done of the
+  /// input's size and percent (when known), MB/s, failures. `tty`: rewritten in place
+  /// ("\r"); otherwise one line each time.
+  bool progress = false;
+  bool tty = false;
+};
+
 /// Applies `fn` to every line of `src` with `jobs` threads; writes outputs in order to the
 /// file descriptor `out_fd` (gathered, without copying them into one buffer) and diagnostics
 /// ("line N: E-CODE l:c message") to `err`, warnings only unless `quiet`; at the end one
@@ -73,7 +90,7 @@ using line_fn = std::function<void(const batch_line& line, line_result& r)>;
 /// `failures_fd` is given, and one with the training counts when a line gave examples
 /// ("examples: 5054, tokens: 2766932, trained tokens: 272343").
 int run_lines(line_source& src, int out_fd, std::ostream& err, unsigned jobs, const line_fn& fn,
-              bool quiet = false, int failures_fd = -1);
+              const run_options& options = {});
 
 /// The markup text of a batch input line: a JSON string, or an object with "text".
 [[nodiscard]] result<std::string> markup_of_line(std::string_view line);

@@ -133,13 +133,19 @@ int batch(const batch_args& b, const std::string& file, const line_fn& fn) {
       return 1;
     }
   }
+  // The progress line: asked for, or by default when stderr is a terminal (not with -q).
+  const bool tty = ::isatty(STDERR_FILENO) == 1;
+  const run_options options{.quiet = g_quiet,
+                            .failures_fd = failures,
+                            .progress = b.progress || (tty && !g_quiet),
+                            .tty = tty};
   int rc = 1;
   if (file == "-" || file.empty()) {
     line_source src(STDIN_FILENO);
-    rc = run_lines(src, STDOUT_FILENO, std::cerr, b.jobs, fn, g_quiet, failures);
+    rc = run_lines(src, STDOUT_FILENO, std::cerr, b.jobs, fn, options);
   } else if (input in; open_input(in, file)) {
     line_source src(in.bytes());
-    rc = run_lines(src, STDOUT_FILENO, std::cerr, b.jobs, fn, g_quiet, failures);
+    rc = run_lines(src, STDOUT_FILENO, std::cerr, b.jobs, fn, options);
   }
   if (failures >= 0 && ::close(failures) != 0) {
     std::cerr << "E-IO " << b.failures << ": " << std::strerror(errno) << '\n';
@@ -243,6 +249,7 @@ token_render_options token_options_of(const render_args& a) {
                        : trained_turns_of(a.train_turns).value_or(trained_turns::automatic),
           .train_trailing_newline = a.train_trailing_newline,
           .max_tokens = a.max_tokens,
+          .truncate = truncation_of(a.truncate).value_or(truncation::turns),
           .strict = a.strict_tokens,
           .keep_text = a.with_text};
 }

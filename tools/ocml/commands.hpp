@@ -19,7 +19,8 @@ namespace ocml::cli {
 struct batch_args {
   bool jsonl = false;
   unsigned jobs = 1;
-  std::string failures;  ///< --failures FILE: failed lines' error objects go there
+  std::string failures;   ///< --failures FILE: failed lines' error objects go there
+  bool progress = false;  ///< --progress: the progress line even when stderr is no terminal
 };
 
 struct render_args {
@@ -42,6 +43,7 @@ struct render_args {
   std::size_t max_tokens = 0;
   bool last_turn_only = false;
   std::string train_turns = "automatic";
+  std::string truncate = "turns";
   bool with_text = false;
   bool train_trailing_newline = false;
   bool strict_tokens = false;

@@ -9,6 +9,7 @@
 #include "commands.hpp"
 #include "ocml/version.hpp"
 #include "options.hpp"
+#include "pack_cmd.hpp"
 #include "tokens_cmd.hpp"
 
 namespace {
@@ -23,6 +24,10 @@ void add_batch_flags(CLI::App* app, ocml::cli::batch_args& b) {
   app->add_option("--failures", b.failures,
                   "batch: write each failed line's {\"line\", \"error\"} object to this file "
                   "instead of the output (which then holds the results alone)")
+      ->needs(app->get_option("--jsonl"));
+  app->add_flag("--progress", b.progress,
+                "batch: a progress line on stderr (lines, MB done of the input, MB/s, "
+                "failures) even when stderr is not a terminal, where it is the default")
       ->needs(app->get_option("--jsonl"));
 }
 
@@ -111,8 +116,15 @@ int main(int argc, char** argv) {
   auto* policy_opt = render->get_option("--policy");
   render
       ->add_option("--max-tokens", ra.max_tokens,
-                   "with --ids: keep the last N tokens (labels cut with them)")
+                   "with --ids: at most N tokens a sequence, cut as --truncate says")
       ->needs(ids_opt);
+  render
+      ->add_option("--truncate", ra.truncate,
+                   "with --max-tokens: turns (drop the oldest user turns, keeping the system "
+                   "prompt and tools; a warning counts them; refused when the last turn alone "
+                   "is too long), left (keep the last N tokens), right (keep the first N)")
+      ->check(CLI::IsMember({"turns", "left", "right"}))
+      ->needs(render->get_option("--max-tokens"));
   auto* last_turn =
       render
           ->add_flag("--last-turn-only", ra.last_turn_only,
@@ -318,6 +330,8 @@ int main(int argc, char** argv) {
 
   ocml::cli::tokens_args ta;
   const auto tokens = ocml::cli::add_tokens_commands(app, ta);
+  ocml::cli::pack_args pka;
+  auto* pack = ocml::cli::add_pack_command(app, pka);
 
   bool quiet = false;
   for (auto* sub : {render, parse, stream, validate, view, conv, derive}) {
@@ -353,6 +367,7 @@ int main(int argc, char** argv) {
     if (*list) return ocml::cli::run_dialects(list_json);
     if (*formats) return ocml::cli::run_formats(fa);
     if (*derive) return ocml::cli::run_template_derive(derive_path, quiet);
+    if (*pack) return ocml::cli::run_pack(pka);
     if (*tokens.encode) return ocml::cli::run_tokens_encode(ta);
     if (*tokens.decode) return ocml::cli::run_tokens_decode(ta);
     if (*tokens.check) return ocml::cli::run_tokens_check(ta);
