@@ -57,6 +57,25 @@ TEST(Template, RendersAndRaisesAsJinja2OnTheFixtures) {
   EXPECT_GE(raised, 10u);
 }
 
+TEST(Template, GenerationBlocksReportTheirTopLevelSpans) {
+  auto t = ocml::chat_template::compile(
+      "{% macro m() %}{% generation %}in macro{% endgeneration %}{% endmacro %}"
+      "a{% generation %}b{{ x }}{% endgeneration %}c{% set s %}{% generation %}held"
+      "{% endgeneration %}{% endset %}{{ m() }}{% for i in [1, 2] %}"
+      "{% generation %}{{ i }}{% endgeneration %}{% endfor %}");
+  ASSERT_TRUE(t.ok()) << t.error().to_string();
+  std::vector<std::pair<std::size_t, std::size_t>> spans;
+  auto out = t->render({{"x", "yz"}}, {.generation_spans = &spans});
+  ASSERT_TRUE(out.ok()) << out.error().to_string();
+  EXPECT_EQ(*out, "abyzcin macro12");
+  // Captured output (set blocks, macros) is not where the text ends up: not recorded.
+  const std::vector<std::pair<std::size_t, std::size_t>> want = {{1, 4}, {13, 14}, {14, 15}};
+  EXPECT_EQ(spans, want);
+  auto plain = t->render({{"x", "yz"}});  // without the pointer: nothing recorded, same text
+  ASSERT_TRUE(plain.ok());
+  EXPECT_EQ(*plain, *out);
+}
+
 TEST(Template, SyntaxErrorsSayWhere) {
   auto t = ocml::chat_template::compile("line one\n{% if x %}\n{{ 1 + }}\n{% endif %}");
   ASSERT_FALSE(t);

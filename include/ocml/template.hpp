@@ -41,6 +41,10 @@ struct template_render_options {
   /// What strftime_now formats, as "YYYY-MM-DDTHH:MM:SS" (empty: the local time now).
   std::string now;
   template_limits limits;
+  /// When set, receives the [from, to) byte spans of the output that each `{% generation %}`
+  /// block at the top level wrote (not in a macro or a captured block): what transformers'
+  /// return_assistant_tokens_mask marks.
+  std::vector<std::pair<std::size_t, std::size_t>>* generation_spans = nullptr;
 };
 
 struct template_json_options;

@@ -52,6 +52,16 @@ struct template_token_options {
                                                        const tokenizer& tok,
                                                        const template_token_options& options);
 
+/// Whether the model's templates mark what the model generates with `{% generation %}`
+/// blocks. With training under `trained_turns::automatic` or `whole`,
+/// render_template_tokens then labels what the blocks wrote, as transformers'
+/// return_assistant_tokens_mask does, in one example (other policies find the turns by
+/// rendering prefixes).
+///
+///   auto mt = ocml::model_template::from_text("{% generation %}{{ x }}{% endgeneration %}");
+///   bool tagged = ocml::has_generation_blocks(*mt);  // true
+[[nodiscard]] bool has_generation_blocks(const model_template& t);
+
 /// The stop strings of a model's special tokens: its `eos_token` (a string or an AddedToken
 /// object), as transformers reads it; empty when it names none.
 ///

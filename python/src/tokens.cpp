@@ -92,7 +92,17 @@ void bind_tokens(py::module_& m) {
             return py::reinterpret_steal<py::str>(PyUnicode_DecodeUTF8(
                 text->data(), static_cast<Py_ssize_t>(text->size()), "replace"));
           },
-          py::arg("ids"));
+          py::arg("ids"))
+      .def(
+          "token_bytes",
+          [](const tokenizer& t, token_id id) {
+            if (id >= t.vocab_size() || (t.token_bytes(id).empty() && !t.is_special(id))) {
+              throw py::value_error("token ID " + std::to_string(id) + " is not in the vocabulary");
+            }
+            const std::string_view b = t.token_bytes(id);
+            return py::bytes(b.data(), b.size());
+          },
+          py::arg("id"));
 }
 
 }  // namespace ocml::python

@@ -2,6 +2,8 @@
 // render_template_tokens: a chat template's text as IDs, with training labels found by
 // rendering the request's prefixes (the way trainers build assistant masks from prefixes,
 // without needing {% generation %} tags in the template).
+#include <algorithm>
+
 #include "api/trained_turns.hpp"
 #include "api/truncate_turns.hpp"
 #include "ocml/json.hpp"
@@ -25,6 +27,68 @@ result<std::string> render_first(const model_template& t, const json& request, s
   return t.render_json(dump_json(sub), o);
 }
 
+// The one example of a template with {% generation %} blocks, labelled as transformers'
+// return_assistant_tokens_mask marks it: the text encoded whole; for each block's span,
+// the token holding its first character through the token holding the first byte of its
+// last character (transformers' char_to_token), or through the end when that token is the
+// first (its `if end_token` quirk).
+result<std::vector<token_sequence>> tagged_example(const model_template& t, const json& req,
+                                                   const tokenizer& tok,
+                                                   const template_token_options& options) {
+  json whole = req;
+  whole.erase("add_generation_prompt");
+  whole.erase("continue_final_message");
+  template_json_options o = options.render;
+  o.add_generation_prompt = false;
+  o.continue_final_message = false;
+  std::vector<std::pair<std::size_t, std::size_t>> spans;
+  o.render.generation_spans = &spans;
+  auto text = t.render_json(dump_json(whole), o);
+  if (!text) return text.error();
+  std::vector<token_sequence> out(1);
+  token_sequence& seq = out.front();
+  seq.input_ids = tok.encode(*text, special_tokens::all);
+  // Where each token begins in the text (byte-level: its bytes are the text's).
+  std::vector<std::size_t> starts;
+  starts.reserve(seq.input_ids.size() + 1);
+  std::size_t at = 0;
+  for (const token_id id : seq.input_ids) {
+    starts.push_back(at);
+    at += tok.token_bytes(id).size();
+  }
+  if (at != text->size()) {
+    return make_error(error_code::tokenizer_unsupported,
+                      "the tokenizer's tokens do not spell the text byte for byte, so "
+                      "{% generation %} spans cannot be mapped to tokens");
+  }
+  const auto token_at = [&](std::size_t byte) {
+    return static_cast<std::size_t>(std::upper_bound(starts.begin(), starts.end(), byte) -
+                                    starts.begin()) -
+           1;
+  };
+  std::vector<bool> mask(seq.input_ids.size(), false);
+  for (const auto& [from, to] : spans) {
+    if (to <= from || from >= text->size()) continue;  // an empty block marks nothing
+    std::size_t last = to - 1;
+    while (last > from && (static_cast<unsigned char>((*text)[last]) & 0xC0U) == 0x80U) --last;
+    const std::size_t first_token = token_at(from);
+    const std::size_t last_token = token_at(last);
+    const std::size_t end = last_token == 0 ? mask.size() : last_token + 1;
+    for (std::size_t i = first_token; i < end; ++i) mask[i] = true;
+  }
+  seq.labels.resize(seq.input_ids.size(), -100);
+  for (std::size_t i = 0; i < mask.size(); ++i) {
+    if (mask[i]) seq.labels[i] = static_cast<std::int32_t>(seq.input_ids[i]);
+  }
+  if (options.tokens.keep_text) {
+    seq.text = std::move(*text);
+    seq.trained = std::move(spans);
+  }
+  detail::cut_to_max_tokens(options.tokens, seq);
+  seq.attention_mask.assign(seq.input_ids.size(), 1);
+  return out;
+}
+
 // The sequences of `req` (an object with a messages array): the prompt's one, or with
 // training its examples.
 result<std::vector<token_sequence>> sequences_of(const model_template& t, const json& req,
@@ -43,6 +107,11 @@ result<std::vector<token_sequence>> sequences_of(const model_template& t, const 
     if (!text) return text.error();
     detail::encode_regions(*text, {}, encode(*text), options.tokens, out.emplace_back());
     return out;
+  }
+  const trained_turns turns = options.tokens.turns;
+  if (has_generation_blocks(t) &&
+      (turns == trained_turns::automatic || turns == trained_turns::whole)) {
+    return tagged_example(t, req, tok, options);
   }
   const json& ms = req["messages"];
   const auto role_is = [&ms](std::size_t i, std::string_view role) {
@@ -133,6 +202,10 @@ json_token_result render_template_tokens(const model_template& t, std::string_vi
     }
   }
   return r;
+}
+
+bool has_generation_blocks(const model_template& t) {
+  return t.source().find("endgeneration") != std::string::npos;
 }
 
 std::vector<std::string> template_stop_strings(const model_template& t) {

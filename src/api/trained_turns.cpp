@@ -248,6 +248,11 @@ void encode_regions(
     seq.text.assign(text);
     for (const trained_region& r : regions) seq.trained.emplace_back(r.from, r.to);
   }
+  cut_to_max_tokens(options, seq);
+  seq.attention_mask.assign(seq.input_ids.size(), 1);
+}
+
+void cut_to_max_tokens(const token_render_options& options, token_sequence& seq) {
   // (truncation::turns is the caller's: it renders fewer turns)
   if (options.max_tokens != 0 && seq.input_ids.size() > options.max_tokens) {
     if (options.truncate == truncation::left) {
@@ -259,7 +264,6 @@ void encode_regions(
       if (!seq.labels.empty()) seq.labels.resize(options.max_tokens);
     }
   }
-  seq.attention_mask.assign(seq.input_ids.size(), 1);
 }
 
 }  // namespace ocml::detail

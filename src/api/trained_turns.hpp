@@ -76,6 +76,10 @@ inline constexpr std::size_t kMaxPrefixRenderBytes = std::size_t{64} << 20;
 /// (which appends the IDs of [from, to) to its vector), labels the regions' IDs when
 /// training, cuts to `max_tokens` as `truncate` says (left, right; turns is the caller's), and sets
 /// the attention mask.
+/// Cuts `seq` (IDs and labels) to `options.max_tokens` as truncation left or right say
+/// (truncation::turns is the caller's); the attention mask is the caller's.
+void cut_to_max_tokens(const token_render_options& options, token_sequence& seq);
+
 void encode_regions(
     std::string_view text, const std::vector<trained_region>& regions,
     const std::function<void(std::size_t, std::size_t, std::vector<token_id>&)>& encode,

@@ -182,6 +182,7 @@ struct loop_control_node final : node {
 struct scope_node final : node {  // {% generation %}, {% with %}: the body in a scope
   std::vector<std::pair<std::string, expr_ptr>> assigns;
   bool new_scope = false;
+  bool generation = false;  // {% generation %}: its output's span is recorded
   body content;
   void exec(interpreter& in) const override;
 };

@@ -154,6 +154,7 @@ result<std::string> run(const tmpl::program& p, const tmpl::frame& globals,
   try {
     tmpl::interpreter in(p, globals, options.limits, out);
     in.now = now_of(options.now);
+    in.generation_spans = options.generation_spans;
     in.run();
   } catch (const tmpl::template_error& e) {
     return from(e, p.source);

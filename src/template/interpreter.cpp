@@ -58,6 +58,7 @@ void check_size_product(std::size_t a, std::size_t b) {
 interpreter::interpreter(const program& p, const frame& globals, const limits& l, std::string& out)
     : lim(l), prog_(p), scope_(&root_), out_(&out), saved_limits_(running_limits) {
   root_.parent = &globals;
+  top_out_ = &out;
   running_limits = &lim;
 }
 
@@ -973,7 +974,11 @@ void loop_control_node::exec(interpreter& in) const {
 
 void scope_node::exec(interpreter& in) const {
   if (!new_scope) {
+    const std::size_t from = in.top_output_size();
     in.exec_body(content);
+    if (generation && in.generation_spans != nullptr && from != static_cast<std::size_t>(-1)) {
+      in.generation_spans->emplace_back(from, in.top_output_size());
+    }
     return;
   }
   std::vector<value> vals;

@@ -72,8 +72,15 @@ class interpreter {
   const limits& lim;
   std::tm now{};  ///< what strftime_now formats
   [[nodiscard]] std::string_view source() const { return prog_.source; }
+  /// The {% generation %} spans of the top-level output, when asked for.
+  std::vector<std::pair<std::size_t, std::size_t>>* generation_spans = nullptr;
+  /// The top-level output's size, or npos while output is captured.
+  [[nodiscard]] std::size_t top_output_size() const noexcept {
+    return out_ == top_out_ ? out_->size() : static_cast<std::size_t>(-1);
+  }
 
  private:
+  std::string* top_out_ = nullptr;
   const program& prog_;
   frame root_;
   frame* scope_;

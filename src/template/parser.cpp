@@ -308,6 +308,7 @@ class parser {
   node_ptr parse_scope(const std::string& name) {
     auto n = std::make_unique<scope_node>();
     n->new_scope = name == "with";
+    n->generation = name == "generation";
     while (n->new_scope && cur().kind == tok::name) {
       std::string v = expect_name();
       expect_op("=");

@@ -161,3 +161,68 @@ def test_turn_truncation_agrees_between_the_template_and_the_dialect(tmp_path, m
     assert dropped > 0, "the corpus never needed truncation: the test proves nothing"
     if max_tokens == 512:
         assert refused > 0
+
+
+def _char_to_token(starts, text_bytes_of_char, char):
+    """transformers' char_to_token on a byte-level tokenizer: the token holding the first
+    byte of character `char`."""
+    b = text_bytes_of_char[char]
+    lo, hi = 0, len(starts)
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if starts[mid] <= b:
+            lo = mid
+        else:
+            hi = mid
+    return lo
+
+
+def test_generation_blocks_label_what_transformers_masks(tmp_path):
+    # LFM2.5's template marks the assistant's output with {% generation %}: the labels must be
+    # the IDs transformers' return_assistant_tokens_mask marks, spans found by Jinja2.
+    pytest.importorskip("jinja2", reason="python3-jinja2 (the reference renderer) is absent")
+    template_path = MODELS / "LFM2.5-8B-A1B.jinja"
+    if not template_path.exists() or not (QWEN3 / "tokenizer.json").exists():
+        pytest.skip("../shared/reference or tests/reference is absent (scripts/setup.sh --dev)")
+    sys.path.insert(0, str(TOOLS))
+    import render_template  # noqa: E402
+    source = template_path.read_text(encoding="utf-8")
+    reference = render_template.make_environment().from_string(source)
+    config = {"bos_token": "<|startoftext|>", "eos_token": "<|im_end|>"}
+    fmt = "model:" + _folder(tmp_path, "lfm", config, template_path)
+    tok = ocml.Tokenizer.from_file(str(QWEN3 / "tokenizer.json"))
+    checked = trained_total = 0
+    for line in _corpus(tmp_path, 40, 11).read_text(encoding="utf-8").splitlines():
+        conv = json.loads(line)
+        messages = json.loads(line)["messages"]
+        render_template.parse_tool_call_arguments(messages)
+        text, spans = render_template.render_with_generation_spans(
+            reference, messages=messages, tools=conv.get("tools"), documents=None,
+            add_generation_prompt=False, **config)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            out = ocml.render_ids(conv, tok, format=fmt, training=True)
+        ids = out["input_ids"].tolist()
+        assert len(out["examples"]) == 1  # the template's marks: one example
+        assert tok.decode(ids) == text  # the same text, Jinja2's and ocml's
+        starts, at = [], 0
+        for i in ids:
+            starts.append(at)
+            at += len(tok.token_bytes(i))
+        byte_of_char, b = [], 0
+        for ch in text:
+            byte_of_char.append(b)
+            b += len(ch.encode("utf-8"))
+        mask = [0] * len(ids)
+        for start, end in spans:
+            if end <= start:
+                continue
+            first = _char_to_token(starts, byte_of_char, start)
+            last = _char_to_token(starts, byte_of_char, end - 1)
+            for k in range(first, last + 1 if last else len(ids)):
+                mask[k] = 1
+        want = [i if m else -100 for i, m in zip(ids, mask)]
+        assert out["labels"].tolist() == want
+        checked += 1
+        trained_total += sum(mask)
+    assert checked == 40 and trained_total > 0

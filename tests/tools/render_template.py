@@ -49,7 +49,9 @@ from jinja2.sandbox import ImmutableSandboxedEnvironment
 
 
 class GenerationBlock(Extension):
-    """`{% generation %}body{% endgeneration %}`: renders body unchanged."""
+    """`{% generation %}body{% endgeneration %}`: renders body unchanged; while
+    render_with_generation_spans runs, records each block's character span as transformers'
+    AssistantTracker does (the length of what was rendered before it, plus its own)."""
 
     tags = {"generation"}
 
@@ -59,7 +61,26 @@ class GenerationBlock(Extension):
         return nodes.CallBlock(self.call_method("_generation_support"), [], [], body).set_lineno(lineno)
 
     def _generation_support(self, caller):
-        return caller()
+        rv = caller()
+        blocks = getattr(self, "blocks", None)
+        if blocks is not None:
+            start = len("".join(blocks))
+            self.spans.append((start, start + len(rv)))
+        return rv
+
+
+def render_with_generation_spans(template, **variables):
+    """The rendered text and the [start, end) character spans of its {% generation %} blocks,
+    rendered chunk by chunk as transformers' _render_with_assistant_indices does."""
+    ext = next(e for e in template.environment.extensions.values()
+               if isinstance(e, GenerationBlock))
+    ext.blocks, ext.spans = [], []
+    try:
+        for chunk in template.generate(**variables):
+            ext.blocks.append(chunk)
+        return "".join(ext.blocks), ext.spans
+    finally:
+        ext.blocks = ext.spans = None
 
 
 def tojson(x, ensure_ascii=False, indent=None, separators=None, sort_keys=False):
