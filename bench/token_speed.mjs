@@ -2,6 +2,10 @@
 // The peer in the same run: tiktoken-rs (native, Node binding) and, for scale, the
 // `tiktoken` WASM package, on the corpus bench/token_speed.sh gives ocml_token_speed.
 //   node bench/token_speed.mjs CORPUS_FILE
+// With a tokenizer.json, Hugging Face `tokenizers` (the official Node binding) on it
+// instead: encodeBatch of 256 documents; run with TOKENIZERS_PARALLELISM=false for one
+// thread, as ocml runs.
+//   node bench/token_speed.mjs CORPUS_FILE TOKENIZER_JSON
 import { createRequire } from 'node:module';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -29,6 +33,25 @@ const time = (name, encode) => {
   }
   console.log(`${name} encode_MBps ${(bytes / best / 1e6).toFixed(1)} (${tokens} tokens, best of 3)`);
 };
+if (process.argv[3]) {
+  const { Tokenizer } = require('tokenizers');
+  const t0 = process.hrtime.bigint();
+  const tok = Tokenizer.fromFile(process.argv[3]);
+  console.log(`hf-tokenizers load_ms ${(Number(process.hrtime.bigint() - t0) / 1e6).toFixed(1)}`);
+  let best = Infinity;
+  let tokens = 0;
+  for (let run = 0; run < 3; ++run) {
+    const t1 = process.hrtime.bigint();
+    tokens = 0;
+    for (let i = 0; i < docs.length; i += 256) {
+      const encs = await tok.encodeBatch(docs.slice(i, i + 256), { addSpecialTokens: false });
+      for (const e of encs) tokens += e.getIds().length;
+    }
+    best = Math.min(best, Number(process.hrtime.bigint() - t1) / 1e9);
+  }
+  console.log(`hf-tokenizers encode_MBps ${(bytes / best / 1e6).toFixed(1)} (${tokens} tokens, best of 3)`);
+  process.exit(0);
+}
 let t0 = process.hrtime.bigint();
 const rs = require('tiktoken-rs-node-linux-x64-gnu/tiktoken-rs-node.linux-x64-gnu.node').getEncoding('o200k_base');
 console.log(`tiktoken-rs load_ms ${(Number(process.hrtime.bigint() - t0) / 1e6).toFixed(1)}`);

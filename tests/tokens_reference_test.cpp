@@ -17,11 +17,11 @@
 #include "ocml/json.hpp"
 #include "ocml/tokens.hpp"
 #include "token_corpus.hpp"
+#include "token_reference.hpp"
 
 namespace {
 
-namespace fs = std::filesystem;
-const fs::path kRef = fs::path(OCML_SOURCE_DIR) / "tests/reference";
+using namespace ocml::test;  // NOLINT(google-build-using-namespace)
 
 // The corpus as JSONL, written once per run.
 const fs::path& corpus_file(std::vector<std::string>& lines) {
@@ -39,79 +39,8 @@ const fs::path& corpus_file(std::vector<std::string>& lines) {
   return path;
 }
 
-std::vector<std::vector<ocml::token_id>> read_ids(const fs::path& p) {
-  std::vector<std::vector<ocml::token_id>> out;
-  std::ifstream in(p);
-  std::string line;
-  while (std::getline(in, line)) {
-    std::vector<ocml::token_id> ids;
-    for (std::size_t i = 0; i < line.size();) {
-      if (line[i] < '0' || line[i] > '9') {
-        ++i;
-        continue;
-      }
-      ocml::token_id v = 0;
-      const auto r = std::from_chars(line.data() + i, line.data() + line.size(), v);
-      ids.push_back(v);
-      i = static_cast<std::size_t>(r.ptr - line.data());
-    }
-    out.push_back(std::move(ids));
-  }
-  return out;
-}
-
-std::string show(const std::vector<ocml::token_id>& ids) {
-  std::string s;
-  for (std::size_t i = 0; i < ids.size() && i < 40; ++i) s += std::to_string(ids[i]) + " ";
-  return s;
-}
-
-// FNV-1a over a file's bytes (a cache key: the corpus and the reference script).
-std::uint64_t file_hash(const fs::path& p, std::uint64_t h = 1469598103934665603ULL) {
-  std::ifstream in(p, std::ios::binary);
-  char buf[1 << 16];
-  while (in.read(buf, sizeof buf) || in.gcount() > 0) {
-    for (std::streamsize i = 0; i < in.gcount(); ++i) {
-      h = (h ^ static_cast<unsigned char>(buf[i])) * 1099511628211ULL;
-    }
-  }
-  return h;
-}
-
-// The reference's IDs for the corpus, computed by the reference implementation once per
-// corpus, script and tokenizer file, and kept in tests/reference/.cache (git-ignored): the
-// Release and sanitizer runs of the suite compare against the same output, and the second
-// does not run Node again (about 70 s of CI; docs/decisions.md 81).
-fs::path reference_ids(const std::string& kind, const std::string& what, const fs::path& in) {
-  const fs::path script = fs::path(OCML_SOURCE_DIR) / "tests/tools/tokenize_reference.mjs";
-  std::uint64_t key = file_hash(in);
-  key = file_hash(script, key);
-  for (const char c : kind + "\n" + what) {
-    key = (key ^ static_cast<unsigned char>(c)) * 1099511628211ULL;
-  }
-  if (fs::is_regular_file(what)) key = file_hash(what, key);
-  const fs::path dir = kRef / ".cache";
-  std::error_code ec;
-  fs::create_directories(dir, ec);
-  const fs::path cached = dir / (kind + "-" + std::to_string(key) + ".ids");
-  if (fs::is_regular_file(cached)) return cached;
-  const fs::path out = fs::path(in).replace_extension("." + kind + ".out");
-  const std::string cmd =
-      "node " + script.string() + " " + kind + " " + what + " " + in.string() + " " + out.string();
-  if (std::system(cmd.c_str()) != 0) return {};
-  // Copied beside the entry, then renamed into place, so a run that stops halfway leaves no
-  // partial entry (the corpus lives in the temporary directory, maybe another file system).
-  const fs::path part = dir / (cached.filename().string() + "." + std::to_string(::getpid()));
-  fs::copy_file(out, part, fs::copy_options::overwrite_existing, ec);
-  if (!ec) fs::rename(part, cached, ec);
-  if (ec) return out;  // no cache (read-only tree): the fresh output serves this run
-  fs::remove(out, ec);
-  return cached;
-}
-
 void compare(const std::string& kind, const std::string& what, const ocml::tokenizer& tok) {
-  if (!fs::exists(kRef / "node_modules/tokenizers") ||
-      std::system("node --version >/dev/null 2>&1") != 0) {
+  if (!references_installed()) {
     GTEST_SKIP() << "reference tokenizers not installed (scripts/setup.sh --dev installs them "
                     "into tests/reference)";
   }

@@ -127,14 +127,18 @@ TEST(Tokens, UnsupportedFeaturesAreRefusedByName) {
   j["model"]["type"] = "WordPiece";
   EXPECT_NE(refused(j).find("E-TOKENIZER-UNSUPPORTED"), std::string::npos);
   j = tiny_tokenizer_json();
-  j["model"]["byte_fallback"] = true;
+  j["model"]["byte_fallback"] = true;  // with a ByteLevel pre-tokenizer: meaningless
   EXPECT_NE(refused(j).find("byte_fallback"), std::string::npos);
   j = tiny_tokenizer_json();
-  j["pre_tokenizer"]["pretokenizers"][0]["pattern"]["Regex"] = "\\w+";
-  EXPECT_NE(refused(j).find("Split regex"), std::string::npos);
+  j["pre_tokenizer"]["pretokenizers"][0]["pattern"]["Regex"] = "(unclosed";
+  EXPECT_NE(refused(j).find("PCRE2 cannot compile"), std::string::npos);
   j = tiny_tokenizer_json();
-  j["normalizer"] = {{"type", "NFKC"}};
-  EXPECT_NE(refused(j).find("NFKC"), std::string::npos);
+  j["normalizer"] = {{"type", "Lowercase"}};
+  EXPECT_NE(refused(j).find("Lowercase"), std::string::npos);
+  j = tiny_tokenizer_json();
+  j["normalizer"] = {{"type", "Sequence"}, {"normalizers", json::array()}};
+  for (int i = 0; i < 70; ++i) j["normalizer"]["normalizers"].push_back({{"type", "NFC"}});
+  EXPECT_NE(refused(j).find("more than 64"), std::string::npos);
   j = tiny_tokenizer_json();
   j["added_tokens"][0]["lstrip"] = true;
   EXPECT_NE(refused(j).find("lstrip"), std::string::npos);

@@ -7,6 +7,7 @@
 #include <queue>
 
 #include "tokens/model.hpp"
+#include "tokens/unicode.hpp"
 
 namespace ocml::detail {
 
@@ -61,8 +62,8 @@ token_id bpe_model::find_bytes(std::string_view s) const noexcept {
     if (slot == ~std::uint64_t{0}) return kNoToken;
     if ((slot >> 32) == tag) {
       const auto id = static_cast<token_id>(slot & 0xFFFFFFFFu);
-      const auto [at, len] = spans[id];
-      if (len == s.size() && std::memcmp(arena.data() + at, s.data(), len) == 0) return id;
+      const std::string_view k = key_of(id);
+      if (k.size() == s.size() && std::memcmp(k.data(), s.data(), k.size()) == 0) return id;
     }
   }
 }
@@ -78,6 +79,13 @@ void bpe_model::set_bytes(token_id id, std::string_view bytes) {
   arena.append(bytes);
 }
 
+void bpe_model::set_key(token_id id, std::string_view spelling) {
+  if (id >= key_spans.size()) key_spans.resize(id + 1, {0, 0});
+  key_spans[id] = {static_cast<std::uint32_t>(keys.size()),
+                   static_cast<std::uint32_t>(spelling.size())};
+  keys.append(spelling);
+}
+
 void bpe_model::finish() {
   arena.append(kArenaPadding, '\0');
   byte_token.fill(kNoToken);
@@ -86,13 +94,14 @@ void bpe_model::finish() {
   by_bytes.assign(cap, ~std::uint64_t{0});
   by_bytes_mask = cap - 1;
   for (token_id id = 0; id < ordinary_count && id < spans.size(); ++id) {
-    const std::string_view b = bytes_of(id);
+    const std::string_view b = key_of(id);
+    if (id < unindexed.size() && unindexed[id] != 0) continue;
     if (b.empty() || find_bytes(b) != kNoToken) continue;  // the first ID of equal bytes wins
     const std::uint64_t h = hash_bytes(b);
     std::uint64_t i = h & by_bytes_mask;
     while (by_bytes[i] != ~std::uint64_t{0}) i = (i + 1) & by_bytes_mask;
     by_bytes[i] = (h >> 32) << 32 | id;
-    if (b.size() == 1) byte_token[static_cast<unsigned char>(b[0])] = id;
+    if (b.size() == 1 && !char_level) byte_token[static_cast<unsigned char>(b[0])] = id;
   }
   std::sort(added.begin(), added.end(), [](const added_token& a, const added_token& b) {
     return a.text.size() > b.text.size();
@@ -102,7 +111,11 @@ void bpe_model::finish() {
   added_by_hash = u64_map();
   added_by_hash.reserve(added.size());
   for (std::size_t i = 0; i < added.size(); ++i) added_by_hash.insert(hash_bytes(added[i].text), i);
+  added_lengths.clear();
   for (const auto& a : added) {
+    if (added_lengths.empty() || added_lengths.back() != a.text.size()) {
+      added_lengths.push_back(a.text.size());
+    }
     if (!a.text.empty()) added_first[static_cast<unsigned char>(a.text[0])] = true;
     if (a.id < is_added.size()) is_added[a.id] = 1;
   }
@@ -166,15 +179,17 @@ struct ranker {
 };
 
 // Short pieces: arrays and a linear scan for the lowest rank (O(n²), no allocation).
-void merge_short(const bpe_model& m, std::string_view piece, std::vector<token_id>& out) {
+// `init`: the n <= 64 symbols the piece starts as (byte-level: one a byte, so a symbol's
+// index is its byte position, which tiktoken's ranks need).
+void merge_short(const bpe_model& m, std::string_view piece, const token_id* init, std::size_t n,
+                 std::vector<token_id>& out) {
   constexpr std::size_t kMax = 64;
   const ranker rank{m, piece};
   token_id ids[kMax];
   std::uint32_t starts[kMax + 1];
   pair_rank ranks[kMax];
-  std::size_t n = piece.size();
   for (std::size_t i = 0; i < n; ++i) {
-    ids[i] = m.byte_token[static_cast<unsigned char>(piece[i])];
+    ids[i] = init[i];
     starts[i] = static_cast<std::uint32_t>(i);
   }
   starts[n] = static_cast<std::uint32_t>(n);
@@ -208,15 +223,10 @@ struct parts {
   std::vector<std::uint32_t> prev;
   std::vector<std::uint8_t> alive;
 
-  parts(const bpe_model& m, const ranker& r, std::string_view piece)
-      : rank(r),
-        n(static_cast<std::uint32_t>(piece.size())),
-        ids(n),
-        next(n),
-        prev(n),
-        alive(n, 1) {
+  parts(const ranker& r, const token_id* init, std::size_t count)
+      : rank(r), n(static_cast<std::uint32_t>(count)), ids(n), next(n), prev(n), alive(n, 1) {
     for (std::uint32_t i = 0; i < n; ++i) {
-      ids[i] = m.byte_token[static_cast<unsigned char>(piece[i])];
+      ids[i] = init[i];
       next[i] = i + 1;
       prev[i] = i - 1;  // wraps for 0: never read
     }
@@ -336,21 +346,92 @@ bool merge_buckets(parts& p, std::vector<token_id>& out) {
   return true;
 }
 
-void merge_long(const bpe_model& m, std::string_view piece, std::vector<token_id>& out) {
+void merge_long(const bpe_model& m, std::string_view piece, const token_id* init, std::size_t n,
+                std::vector<token_id>& out) {
   pair_cache seen(m.rank_by_bytes ? piece.size() : 0);
   const ranker rank{m, piece, &seen};
   {
-    parts p(m, rank, piece);
+    parts p(rank, init, n);
     if (merge_buckets(p, out)) return;
   }
-  parts p(m, rank, piece);
+  parts p(rank, init, n);
   merge_heap(p, out);
+}
+
+void merge(const bpe_model& m, std::string_view piece, const token_id* init, std::size_t n,
+           std::vector<token_id>& out) {
+  if (n <= 64) {
+    merge_short(m, piece, init, n, out);
+  } else {
+    merge_long(m, piece, init, n, out);
+  }
+}
+
+// The symbols a character-level piece starts as, as Hugging Face's BPE::merge_word makes
+// them: each character's token; else (byte_fallback) its bytes' <0xNN> tokens; else the
+// unk token (adjacent ones fused into one when fuse_unk), flushed at the next known
+// character; else nothing (the character is dropped, as the reference drops it).
+void char_symbols(const bpe_model& m, std::string_view piece, std::vector<token_id>& out) {
+  out.clear();
+  bool pending_unk = false;
+  const auto* b = reinterpret_cast<const unsigned char*>(piece.data());
+  char spelled[8];
+  for (std::size_t i = 0; i < piece.size();) {
+    const std::size_t len = unicode::decode(b + i, b + piece.size()).len;
+    const token_id id = m.find_bytes(piece.substr(i, len));
+    if (id != kNoToken) {
+      if (pending_unk) out.push_back(m.unk);
+      pending_unk = false;
+      out.push_back(id);
+      i += len;
+      continue;
+    }
+    if (m.byte_fallback) {
+      const std::size_t before = out.size();
+      bool all = true;
+      for (std::size_t k = 0; k < len && all; ++k) {
+        static constexpr char kHex[] = "0123456789ABCDEF";
+        spelled[0] = '<';
+        spelled[1] = '0';
+        spelled[2] = 'x';
+        spelled[3] = kHex[b[i + k] >> 4];
+        spelled[4] = kHex[b[i + k] & 15];
+        spelled[5] = '>';
+        const token_id t = m.find_bytes(std::string_view(spelled, 6));
+        all = t != kNoToken;
+        out.push_back(t);
+      }
+      if (all) {
+        i += len;
+        continue;
+      }
+      out.resize(before);
+    }
+    if (m.unk != kNoToken) {
+      if (pending_unk && !m.fuse_unk) out.push_back(m.unk);
+      pending_unk = true;
+    }
+    i += len;
+  }
+  if (pending_unk) out.push_back(m.unk);
 }
 
 }  // namespace
 
 void encode_piece(const bpe_model& m, std::string_view piece, std::vector<token_id>& out) {
   if (piece.empty()) return;
+  if (m.char_level) {
+    if (m.whole_piece_first) {
+      if (const token_id id = m.find_bytes(piece); id != kNoToken) {
+        out.push_back(id);
+        return;
+      }
+    }
+    thread_local std::vector<token_id> init;
+    char_symbols(m, piece, init);
+    merge(m, piece, init.data(), init.size(), out);
+    return;
+  }
   if (piece.size() == 1) {
     out.push_back(m.byte_token[static_cast<unsigned char>(piece[0])]);
     return;
@@ -362,9 +443,17 @@ void encode_piece(const bpe_model& m, std::string_view piece, std::vector<token_
     }
   }
   if (piece.size() <= 64) {
-    merge_short(m, piece, out);
+    token_id init[64];
+    for (std::size_t i = 0; i < piece.size(); ++i) {
+      init[i] = m.byte_token[static_cast<unsigned char>(piece[i])];
+    }
+    merge_short(m, piece, init, piece.size(), out);
   } else {
-    merge_long(m, piece, out);
+    std::vector<token_id> init(piece.size());
+    for (std::size_t i = 0; i < piece.size(); ++i) {
+      init[i] = m.byte_token[static_cast<unsigned char>(piece[i])];
+    }
+    merge_long(m, piece, init.data(), init.size(), out);
   }
 }
 

@@ -10,7 +10,9 @@
 #include <string_view>
 #include <vector>
 
+#include "tokens/normalize.hpp"
 #include "tokens/pretokenize.hpp"
+#include "tokens/split.hpp"
 
 namespace ocml::detail {
 
@@ -82,14 +84,42 @@ struct bpe_model {
   bool rank_by_bytes = false;
   std::array<token_id, 256> byte_token{};  ///< the ID of each single byte
   pretokenizer pre = pretokenizer::o200k;
-  bool whole_piece_first = false;       ///< tiktoken, and tokenizer.json's ignore_merges
-  bool nfc = false;                     ///< tokenizer.json's NFC normalizer
-  std::vector<added_token> added;       ///< longest first
-  u64_map added_by_hash;                ///< hash_bytes(text) -> index in `added`
-  std::vector<std::uint8_t> is_added;   ///< by ID: 1 for an added (special) token
-  std::array<bool, 256> added_first{};  ///< bytes an added token begins with
-  std::size_t ordinary_count = 0;       ///< IDs below this with bytes are ordinary tokens
-  std::string name;                     ///< "tokenizer.json", "o200k_harmony", …
+  bool whole_piece_first = false;  ///< tiktoken, and tokenizer.json's ignore_merges
+  /// The general pipeline (any normalizer and pre-tokenizer of tokenizer.json); false: the
+  /// fast one, `pre` scanned by hand over the text as it is.
+  bool general = false;
+  std::vector<normalizer_step> normalizers;
+  std::vector<pre_step> pre_steps;
+  /// Symbols before merging are characters, looked up by the vocabulary's own spelling
+  /// (`keys`), not bytes (SentencePiece-style BPE: Llama 2, Gemma, Mistral v1…).
+  bool char_level = false;
+  bool byte_fallback = false;  ///< a character the vocabulary lacks becomes <0xNN> tokens
+  /// char_level: a piece may be cut before each "▁" that follows a character no merge
+  /// joins to a following "▁" (one not in `word_joiners`), and its words merged (and
+  /// cached) one by one, with the same result as merging it whole: a token across the cut
+  /// would hold that character and "▁" together.
+  bool split_at_words = false;
+  std::vector<std::uint32_t> word_joiners;  ///< sorted code points
+  bool fuse_unk = false;                    ///< adjacent unknown characters are one unk token
+  token_id unk = kNoToken;                  ///< the unk token, if any
+  /// char_level: the vocabulary's spellings (spans as `spans`), for lookups while merging;
+  /// `arena` then holds what each token decodes to.
+  std::string keys;
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> key_spans;
+  /// Decoding beyond concatenating the tokens' bytes: Strip's leading characters removed
+  /// from the whole text, and Metaspace's rule that the first token loses its spaces.
+  std::size_t decode_strip_leading = 0;
+  bool decode_first_token_spaces = false;
+  std::vector<added_token> added;          ///< longest first
+  u64_map added_by_hash;                   ///< hash_bytes(text) -> index in `added`
+  std::vector<std::uint8_t> is_added;      ///< by ID: 1 for an added (special) token
+  std::array<bool, 256> added_first{};     ///< bytes an added token begins with
+  std::vector<std::size_t> added_lengths;  ///< the lengths of added tokens, longest first
+  std::size_t ordinary_count = 0;          ///< IDs below this with bytes are ordinary tokens
+  /// By ID: 1 for a vocabulary entry merging can never make (a byte-level file's entry not
+  /// spelled in GPT-2's byte map): decodable, but not looked up by its bytes.
+  std::vector<std::uint8_t> unindexed;
+  std::string name;  ///< "tokenizer.json", "o200k_harmony", …
   /// Unique over the process's life (per-thread caches key on it: a model freed and
   /// another allocated at the same address must not share a cache).
   std::uint64_t serial = next_serial();
@@ -100,8 +130,16 @@ struct bpe_model {
     if (id >= spans.size()) return {};
     return std::string_view(arena).substr(spans[id].first, spans[id].second);
   }
-  /// The ordinary token whose bytes are `s`, or kNoToken.
+  /// The ordinary token whose bytes (char_level: spelling) are `s`, or kNoToken.
   [[nodiscard]] token_id find_bytes(std::string_view s) const noexcept;
+  /// What `find_bytes` compares: the bytes of an ID, or its spelling (char_level).
+  [[nodiscard]] std::string_view key_of(token_id id) const noexcept {
+    if (!char_level) return bytes_of(id);
+    if (id >= key_spans.size()) return {};
+    return std::string_view(keys).substr(key_spans[id].first, key_spans[id].second);
+  }
+  /// char_level: the spelling of an ID (its bytes are set apart with set_bytes).
+  void set_key(token_id id, std::string_view spelling);
   /// Adds an ordinary or added token's bytes (IDs may come in any order).
   void set_bytes(token_id id, std::string_view bytes);
   /// Indexes ordinary tokens by bytes, sorts added tokens and pads the arena; call once

@@ -23,6 +23,12 @@ constexpr std::string_view kCl100k =
 constexpr std::string_view kQwen2 =
     "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}| "
     "?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+";
+constexpr std::string_view kTekken =
+    "[^\\r\\n\\p{L}\\p{N}]?[\\p{Lu}\\p{Lt}\\p{Lm}\\p{Lo}\\p{M}]*[\\p{Ll}\\p{Lm}\\p{Lo}\\p{M}]+|[^"
+    "\\r\\n\\p{"
+    "L}\\p{N}]?[\\p{Lu}\\p{Lt}\\p{Lm}\\p{Lo}\\p{M}]+[\\p{Ll}\\p{Lm}\\p{Lo}\\p{M}]*|\\p{N}| "
+    "?[^\\s\\p{L}\\p{N}]+["
+    "\\r\\n/]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+";
 constexpr std::string_view kGpt2 =
     "'s|'t|'re|'ve|'m|'ll|'d| ?\\p{L}+| ?\\p{N}+| ?[^\\s\\p{L}\\p{N}]+|\\s+(?!\\S)|\\s+";
 
@@ -132,22 +138,23 @@ std::size_t o200k_upper_word(const cursor& c, std::size_t s) {
   return c.run(k, kLowerish);
 }
 
-std::size_t with_contraction(const cursor& c, std::size_t e) {
-  const std::size_t x = contraction(c, e, true);
+std::size_t with_contraction(const cursor& c, std::size_t e, bool contractions) {
+  const std::size_t x = contractions ? contraction(c, e, true) : npos;
   return x == npos ? e : x;
 }
 
-std::size_t o200k(const cursor& c, std::size_t i) {
+// o200k's regex, and Mistral's Tekken (no contractions, one digit a piece).
+std::size_t o200k(const cursor& c, std::size_t i, bool contractions, int max_digits) {
   const std::size_t p = not_letter_digit_newline(c, i);
   for (auto word : {o200k_lower_word, o200k_upper_word}) {
     if (p != npos) {
-      if (const std::size_t e = word(c, p); e != npos) return with_contraction(c, e);
+      if (const std::size_t e = word(c, p); e != npos) return with_contraction(c, e, contractions);
     }
-    if (const std::size_t e = word(c, i); e != npos) return with_contraction(c, e);
+    if (const std::size_t e = word(c, i); e != npos) return with_contraction(c, e, contractions);
   }
   if ((c.cls(i) & u::N) != 0) {
     std::size_t k = i;
-    for (int d = 0; d < 3 && k < c.n && (c.cls(k) & u::N) != 0; ++d) k += c.len(k);
+    for (int d = 0; d < max_digits && k < c.n && (c.cls(k) & u::N) != 0; ++d) k += c.len(k);
     return k;
   }
   if (const std::size_t e = punctuation(c, i, trail::newlines_slash); e != npos) return e;
@@ -191,6 +198,7 @@ std::optional<pretokenizer> recognize_pattern(std::string_view regex) noexcept {
   if (regex == kCl100k) return pretokenizer::cl100k;
   if (regex == kQwen2) return pretokenizer::qwen2;
   if (regex == kGpt2) return pretokenizer::gpt2;
+  if (regex == kTekken) return pretokenizer::tekken;
   return std::nullopt;
 }
 
@@ -204,6 +212,8 @@ std::string_view pattern_of(pretokenizer p) noexcept {
       return kQwen2;
     case pretokenizer::gpt2:
       return kGpt2;
+    case pretokenizer::tekken:
+      return kTekken;
   }
   return {};
 }
@@ -213,7 +223,10 @@ std::size_t next_piece(pretokenizer p, std::string_view text, std::size_t at) no
   std::size_t e = npos;
   switch (p) {
     case pretokenizer::o200k:
-      e = o200k(c, at);
+      e = o200k(c, at, true, 3);
+      break;
+    case pretokenizer::tekken:
+      e = o200k(c, at, false, 1);
       break;
     case pretokenizer::cl100k:
       e = cl100k_like(c, at, 3);

@@ -16,6 +16,7 @@ enum class pretokenizer : unsigned char {
   cl100k,  ///< cl100k_base, and Llama 3's tokenizer.json
   qwen2,   ///< Qwen2/2.5/3: cl100k's with one digit per piece
   gpt2,    ///< GPT-2's ByteLevel regex
+  tekken,  ///< Mistral's Tekken (Mistral-Nemo): o200k's without contractions, one digit a piece
 };
 
 /// The pre-tokenizer a regex text is, or nullopt for any other regex.

