@@ -53,6 +53,15 @@ TEST(Normalize, FollowsUnicode9AsTheReferenceDoes) {
   EXPECT_EQ(norm(unicode_form::nfd, "a\xF0\x9E\xA5\x84\xCC\x96"), "a\xCC\x96\xF0\x9E\xA5\x84");
 }
 
+TEST(Normalize, ALongRunOfMarksIsSortedStably) {
+  std::string s = "a";
+  for (int i = 0; i < 100000; ++i) s += i % 2 == 0 ? "\xCC\x81" : "\xCC\x96";  // 230, 220
+  std::string want = "a";
+  for (int i = 0; i < 50000; ++i) want += "\xCC\x96";
+  for (int i = 0; i < 50000; ++i) want += "\xCC\x81";
+  EXPECT_EQ(norm(unicode_form::nfd, s), want);
+}
+
 TEST(Normalize, IllFormedBytesPassThroughAndBlockComposition) {
   const std::string s = "e\xFF\xCC\x81 \x80";
   EXPECT_EQ(norm(unicode_form::nfc, s), s);
@@ -67,7 +76,7 @@ std::vector<std::string> pieces(const std::vector<ocml::detail::pre_step>& steps
   ocml::detail::piece_list out;
   ocml::detail::pre_tokenize(steps, text, origin, out);
   std::vector<std::string> v;
-  std::uint32_t b = 0;
+  std::size_t b = 0;
   for (const auto e : out.ends) {
     v.push_back(out.text.substr(b, e - b));
     b = e;
@@ -116,6 +125,33 @@ TEST(Split, RegexDigitsAndSequences) {
   EXPECT_EQ(pieces({literal("|", split_behavior::removed), d}, "a1|2b"), (V{"a", "1", "2", "b"}));
 }
 
+TEST(Split, HostileRegexesAreBoundedBeforeTheyCostMemory) {
+  auto long_one = ocml::detail::split_regex::compile(std::string(70000, 'a'));
+  ASSERT_FALSE(long_one);
+  EXPECT_EQ(long_one.error().code, ocml::error_code::limit_exceeded);
+  std::string classes;
+  for (int i = 0; i < 600; ++i) classes += "\\p{L}";  // about 9 KB each once spelled
+  auto spelled = ocml::detail::split_regex::compile(classes);
+  ASSERT_FALSE(spelled);
+  EXPECT_EQ(spelled.error().code, ocml::error_code::limit_exceeded);
+  // A few classes are fine, and mean Unicode 16's letters: U+10570 (Vithkuqi, Unicode 14)
+  // and U+105C0 (Todhri, Unicode 16) are both letters.
+  auto ok = ocml::detail::split_regex::compile("\\p{L}+");
+  ASSERT_TRUE(ok);
+  const std::string text = "1\xF0\x90\x97\x80\xF0\x90\x95\xB0 ";
+  EXPECT_EQ((*ok)->find(text, 0), (std::pair<std::size_t, std::size_t>{1, 9}));
+}
+
+TEST(Split, AnEmptyMatchWhereTheLastMatchEndedIsSkipped) {
+  auto re = ocml::detail::split_regex::compile("a*");
+  ASSERT_TRUE(re);
+  pre_step r;
+  r.what = pre_step::kind::regex;
+  r.re = *re;
+  r.behavior = split_behavior::merged_with_next;
+  EXPECT_EQ(pieces({r}, "ab"), (V{"ab"}));  // as rust-onig's find_iter iterates
+}
+
 TEST(Split, MetaspacePrependsOnlyAtTheOriginWithSchemeFirst) {
   pre_step m;
   m.what = pre_step::kind::metaspace;
@@ -125,6 +161,8 @@ TEST(Split, MetaspacePrependsOnlyAtTheOriginWithSchemeFirst) {
   EXPECT_EQ(pieces({m}, "hi there", false), (V{"hi", "\xE2\x96\x81there"}));
   m.scheme = pre_step::prepend::always;
   EXPECT_EQ(pieces({m}, "hi", false), (V{"\xE2\x96\x81hi"}));
+  // Spaces are replaced before the prefix is considered: " hi" is "▁hi", not "▁▁hi".
+  EXPECT_EQ(pieces({m}, " hi", false), (V{"\xE2\x96\x81hi"}));
   m.split = false;
   EXPECT_EQ(pieces({m}, "a b", true), (V{"\xE2\x96\x81"
                                          "a\xE2\x96\x81"
@@ -192,6 +230,29 @@ TEST(SentencePieceBpe, CharactersMergeBytesFallBackAndDecodeStripsTheLeadingSpac
   ASSERT_TRUE(text);
   EXPECT_EQ(*text, "hello \xE2\x98\x83");
   EXPECT_EQ(t->token_bytes(268), " hello");
+  // Streaming decodes the first token as decode() does: its leading space stripped.
+  ocml::token_text_decoder d(*t);
+  std::string streamed = d.push(268);
+  streamed += d.push(259);
+  streamed += d.push(260);
+  streamed += d.finish();
+  EXPECT_EQ(streamed, "hello h");
+}
+
+TEST(SentencePieceBpe, APairListedTwiceTakesItsLastRank) {
+  // "a b" is listed first and last: the reference's map of merges keeps the last rank, so
+  // "b c" (rank 1) merges before "a b" (rank 2) in "abc".
+  const json j = {
+      {"model",
+       {{"type", "BPE"},
+        {"vocab", {{"<unk>", 0}, {"a", 1}, {"b", 2}, {"c", 3}, {"ab", 4}, {"bc", 5}}},
+        {"merges", json::array({"a b", "b c", "a b"})},
+        {"unk_token", "<unk>"}}},
+      {"decoder", {{"type", "Fuse"}}},
+  };
+  auto t = ocml::tokenizer::from_tokenizer_json(j.dump());
+  ASSERT_TRUE(t) << t.error().to_string();
+  EXPECT_EQ(t->encode_ordinary("abc"), (std::vector<ocml::token_id>{1, 5}));
 }
 
 TEST(SentencePieceBpe, UnknownCharactersFuseIntoOneUnk) {

@@ -109,6 +109,7 @@ class token_text_decoder {
  private:
   const tokenizer* t_;
   std::string held_;
+  bool started_ = false;
 };
 
 }  // namespace ocml

@@ -37,6 +37,23 @@ void u64_map::insert(std::uint64_t key, std::uint64_t value) {
   }
 }
 
+void u64_map::assign(std::uint64_t key, std::uint64_t value) {
+  if ((size_ + 1) * 2 > slots_.size()) reserve(std::max<std::size_t>(16, size_ * 2 + 2));
+  key = key == kEmpty ? kEmpty - 1 : key;
+  for (std::size_t i = hash(key) & mask_;; i = (i + 1) & mask_) {
+    slot& s = slots_[i];
+    if (s.key == kEmpty) {
+      s = {key, value};
+      ++size_;
+      return;
+    }
+    if (s.key == key) {
+      s.value = value;
+      return;
+    }
+  }
+}
+
 std::uint64_t hash_bytes(std::string_view s) noexcept {
   // FNV-1a over 8-byte words, then a final mix: fast for the short pieces BPE looks up.
   std::uint64_t h = 0xcbf29ce484222325ULL ^ s.size();

@@ -261,12 +261,14 @@ struct char_decoder {
   bool byte_fallback = false;
   std::size_t strip_leading = 0;
   bool first_token_spaces = false;  // Metaspace: the first token loses its replacements
+  std::string marker;               // Metaspace's replacement
 };
 
 result<char_decoder> read_char_decoder(element dec) {
   auto parts = flatten(dec, "decoders", "decoder");
   if (!parts) return parts.error();
   char_decoder d;
+  bool fused = false;
   for (element e : *parts) {
     std::string_view type;
     read_if_present(e, "type", type);
@@ -281,7 +283,9 @@ result<char_decoder> read_char_decoder(element dec) {
     } else if (type == "ByteFallback") {
       d.byte_fallback = true;
     } else if (type == "Fuse") {
+      fused = true;
     } else if (type == "Strip") {
+      if (!fused) return unsupported("Strip decoder before Fuse (it strips each token)");
       std::string_view content;
       std::uint64_t start = 0;
       std::uint64_t stop = 0;
@@ -296,6 +300,7 @@ result<char_decoder> read_char_decoder(element dec) {
       std::string_view rep = "\xE2\x96\x81";
       read_if_present(e, "replacement", rep);
       d.replace.emplace_back(rep, " ");
+      d.marker = rep;
       std::string_view scheme;
       bool add_prefix = true;
       if (e["prepend_scheme"].get(scheme) == simdjson::SUCCESS) {
@@ -438,6 +443,7 @@ result<std::shared_ptr<bpe_model>> load_tokenizer_json(std::string_view text) {
     decoder = std::move(*d);
     m->decode_strip_leading = decoder.strip_leading;
     m->decode_first_token_spaces = decoder.first_token_spaces;
+    if (!decoder.marker.empty()) m->decode_marker = decoder.marker;
   }
 
   static const byte_level_map bytes_map;
@@ -564,11 +570,19 @@ result<std::shared_ptr<bpe_model>> load_tokenizer_json(std::string_view text) {
     if (l == kNoToken || r == kNoToken || lr == kNoToken) {
       return malformed("merge " + std::to_string(rank) + " names a token the vocabulary lacks");
     }
-    m->merges.insert(static_cast<std::uint64_t>(l) << 32 | r,
+    // A pair listed twice takes its last rank, as the reference's HashMap of merges does.
+    m->merges.assign(static_cast<std::uint64_t>(l) << 32 | r,
                      static_cast<std::uint64_t>(rank) << 32 | lr);
+    // A merge whose left part is the unk token or a byte token could join such a symbol
+    // to a following "▁" whatever character it stood for: no cutting at words then.
+    if (!byte_level && (l == m->unk || (left.size() == 6 && left.starts_with("<0x")))) {
+      joiners.resize(kMaxJoiners + 1);
+    }
     ++rank;
   }
-  m->split_at_words = !byte_level && joiners.size() <= kMaxJoiners;
+  // ignore_merges looks a piece up whole: a word of a piece could be found where the piece
+  // as a whole is not, so such files are never cut.
+  m->split_at_words = !byte_level && !m->whole_piece_first && joiners.size() <= kMaxJoiners;
   std::sort(joiners.begin(), joiners.end());
   m->word_joiners = std::move(joiners);
   return m;

@@ -28,6 +28,8 @@ class u64_map {
  public:
   void reserve(std::size_t n);
   void insert(std::uint64_t key, std::uint64_t value);
+  /// As insert, but a key already there takes the new value.
+  void assign(std::uint64_t key, std::uint64_t value);
   [[nodiscard]] std::optional<std::uint64_t> find(std::uint64_t key) const noexcept {
     if (slots_.empty()) return std::nullopt;
     key = key == kEmpty ? kEmpty - 1 : key;
@@ -110,12 +112,13 @@ struct bpe_model {
   /// from the whole text, and Metaspace's rule that the first token loses its spaces.
   std::size_t decode_strip_leading = 0;
   bool decode_first_token_spaces = false;
-  std::vector<added_token> added;          ///< longest first
-  u64_map added_by_hash;                   ///< hash_bytes(text) -> index in `added`
-  std::vector<std::uint8_t> is_added;      ///< by ID: 1 for an added (special) token
-  std::array<bool, 256> added_first{};     ///< bytes an added token begins with
-  std::vector<std::size_t> added_lengths;  ///< the lengths of added tokens, longest first
-  std::size_t ordinary_count = 0;          ///< IDs below this with bytes are ordinary tokens
+  std::string decode_marker = "\xE2\x96\x81";  ///< Metaspace's replacement
+  std::vector<added_token> added;              ///< longest first
+  u64_map added_by_hash;                       ///< hash_bytes(text) -> index in `added`
+  std::vector<std::uint8_t> is_added;          ///< by ID: 1 for an added (special) token
+  std::array<bool, 256> added_first{};         ///< bytes an added token begins with
+  std::vector<std::size_t> added_lengths;      ///< the lengths of added tokens, longest first
+  std::size_t ordinary_count = 0;              ///< IDs below this with bytes are ordinary tokens
   /// By ID: 1 for a vocabulary entry merging can never make (a byte-level file's entry not
   /// spelled in GPT-2's byte map): decodable, but not looked up by its bytes.
   std::vector<std::uint8_t> unindexed;

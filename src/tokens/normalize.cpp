@@ -89,16 +89,22 @@ std::uint32_t compose(std::uint32_t a, std::uint32_t b) noexcept {
   return c != end && c->first == a && c->second == b ? c->composite : 0;
 }
 
-// Canonical ordering: each run of non-starters sorted by class, stably.
+// Canonical ordering: each run of non-starters sorted by class, stably (O(n log n) a run:
+// a base followed by a million marks must not take quadratic time).
 void reorder(std::vector<std::uint32_t>& cps) {
-  for (std::size_t i = 1; i < cps.size(); ++i) {
-    const std::uint8_t c = ccc(cps[i]);
-    if (c == 0) continue;
-    std::size_t j = i;
-    while (j > 0 && ccc(cps[j - 1]) > c) {
-      std::swap(cps[j], cps[j - 1]);
-      --j;
+  const auto by_class = [](std::uint32_t a, std::uint32_t b) { return ccc(a) < ccc(b); };
+  for (std::size_t i = 0; i < cps.size();) {
+    if (ccc(cps[i]) == 0) {
+      ++i;
+      continue;
     }
+    std::size_t j = i;
+    while (j < cps.size() && ccc(cps[j]) != 0) ++j;
+    if (j - i > 1) {
+      std::stable_sort(cps.begin() + static_cast<std::ptrdiff_t>(i),
+                       cps.begin() + static_cast<std::ptrdiff_t>(j), by_class);
+    }
+    i = j;
   }
 }
 

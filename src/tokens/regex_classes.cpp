@@ -55,11 +55,11 @@ void spell(const ranges& r, std::string& out) {
 
 }  // namespace
 
-std::string spell_unicode_classes(std::string_view p) {
+std::string spell_unicode_classes(std::string_view p, std::size_t limit) {
   std::string out;
   out.reserve(p.size());
   bool in_class = false;
-  for (std::size_t i = 0; i < p.size(); ++i) {
+  for (std::size_t i = 0; i < p.size() && out.size() <= limit; ++i) {
     const char c = p[i];
     if (c == '[' && !in_class) {
       in_class = true;

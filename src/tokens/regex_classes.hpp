@@ -28,7 +28,9 @@ extern const std::size_t kWhiteSpaceRangeCount;
 /// `pattern` with `\p{X}` and `\P{X}` (X a General_Category or its one-letter group: L, Lu,
 /// M, N, Nd, P, S, Z, C, …) and `\s`, `\S` replaced by explicit code-point ranges, in and
 /// out of bracketed classes (`\P{X}` and `\S` inside a class are left to PCRE2). Other
-/// escapes are copied as they are.
-[[nodiscard]] std::string spell_unicode_classes(std::string_view pattern);
+/// escapes are copied as they are. Stops once the result is longer than `limit` (the
+/// caller refuses such a pattern).
+[[nodiscard]] std::string spell_unicode_classes(std::string_view pattern,
+                                                std::size_t limit = static_cast<std::size_t>(-1));
 
 }  // namespace ocml::detail

@@ -26,7 +26,7 @@ struct match_state {
   pcre2_match_context* ctx = pcre2_match_context_create(nullptr);
   pcre2_jit_stack* stack = pcre2_jit_stack_create(kJitStackFirst, kJitStackMax, nullptr);
   match_state() {
-    pcre2_set_match_limit(ctx, 100'000'000);
+    pcre2_set_match_limit(ctx, 10'000'000);
     pcre2_set_heap_limit(ctx, 256 * 1024);  // KiB
     if (stack != nullptr) pcre2_jit_stack_assign(ctx, nullptr, stack);
   }
@@ -76,10 +76,13 @@ void find_matches(const pre_step& step, std::string_view s, std::vector<span_mat
       }
       break;
     case pre_step::kind::regex:
-      for (std::size_t from = 0; from <= s.size();) {
+      for (std::size_t from = 0, last_end = kNpos; from <= s.size();) {
         const auto [b, e] = step.re->find(s, from);
         if (b == kNpos) break;
-        hit(b, e);
+        // An empty match where the previous match ended is skipped, as rust-onig's
+        // find_iter skips it.
+        if (b != e || b != last_end) hit(b, e);
+        last_end = e;
         // An empty match moves on by one character, as Oniguruma's iteration does.
         from = e > b ? e : (e < s.size() ? e + char_len(s, e) : s.size() + 1);
       }
@@ -162,7 +165,7 @@ void fold(split_behavior behavior, bool invert, std::vector<span_match>& m) {
 void add_piece(piece_list& out, std::string_view s, bool origin) {
   if (s.empty()) return;
   out.text.append(s);
-  out.ends.push_back(static_cast<std::uint32_t>(out.text.size()));
+  out.ends.push_back(out.text.size());
   out.at_origin.push_back(origin ? 1 : 0);
 }
 
@@ -183,7 +186,10 @@ void apply(const pre_step& step, std::string_view s, bool origin, piece_list& ou
     const std::string_view rep = step.literal;
     const bool prepend = step.scheme == pre_step::prepend::always ||
                          (step.scheme == pre_step::prepend::first && origin);
-    if (prepend && !s.starts_with(rep)) scratch.append(rep);
+    // Spaces become the replacement first, and the prefix is added when the result does
+    // not already begin with one (HF's order: " hi" gives "▁hi", not "▁▁hi").
+    const bool begins = s.starts_with(rep) || (!s.empty() && s[0] == ' ');
+    if (prepend && !begins) scratch.append(rep);
     for (const char c : s) {
       if (c == ' ') {
         scratch.append(rep);
@@ -211,7 +217,20 @@ void apply(const pre_step& step, std::string_view s, bool origin, piece_list& ou
 result<std::shared_ptr<const split_regex>> split_regex::compile(std::string_view pattern) {
   int err = 0;
   PCRE2_SIZE at = 0;
-  const std::string spelled = spell_unicode_classes(pattern);
+  // A regex is bounded before its classes are spelled out (each \p{L} becomes about 9 KB),
+  // and after: a crafted file cannot make a pattern of hundreds of megabytes.
+  constexpr std::size_t kMaxPattern = std::size_t{64} << 10;
+  constexpr std::size_t kMaxSpelled = std::size_t{4} << 20;
+  if (pattern.size() > kMaxPattern) {
+    return make_error(error_code::limit_exceeded, "tokenizer.json: a Split regex of " +
+                                                      std::to_string(pattern.size()) +
+                                                      " bytes (at most 65536)");
+  }
+  const std::string spelled = spell_unicode_classes(pattern, kMaxSpelled);
+  if (spelled.size() > kMaxSpelled) {
+    return make_error(error_code::limit_exceeded,
+                      "tokenizer.json: a Split regex whose Unicode classes spell more than 4 MiB");
+  }
   pcre2_code* code = pcre2_compile(reinterpret_cast<PCRE2_SPTR>(spelled.data()), spelled.size(),
                                    PCRE2_UTF | PCRE2_UCP | PCRE2_NO_UTF_CHECK, &err, &at, nullptr);
   if (code == nullptr) {
@@ -256,7 +275,7 @@ void pre_tokenize(std::span<const pre_step> steps, std::string_view text, bool a
   add_piece(out, text, at_origin);
   for (const auto& step : steps) {
     other.clear();
-    std::uint32_t begin = 0;
+    std::size_t begin = 0;
     for (std::size_t i = 0; i < out.ends.size(); ++i) {
       const std::string_view piece(out.text.data() + begin, out.ends[i] - begin);
       if (step.what == pre_step::kind::regex) {

@@ -71,7 +71,7 @@ struct pre_step {
 /// Pieces of text: `text` holds them one after another, `ends[i]` is where piece i ends.
 struct piece_list {
   std::string text;
-  std::vector<std::uint32_t> ends;
+  std::vector<std::size_t> ends;
   std::vector<std::uint8_t> at_origin;  ///< 1: the piece begins the original input
   void clear() {
     text.clear();

@@ -106,8 +106,8 @@ void encode_ordinary_into(const bpe_model& m, std::string_view text, std::vector
   }
   thread_local detail::piece_list pieces;
   detail::pre_tokenize(m.pre_steps, text, at_origin, pieces);
-  std::uint32_t begin = 0;
-  for (const std::uint32_t end : pieces.ends) {
+  std::size_t begin = 0;
+  for (const std::size_t end : pieces.ends) {
     const std::string_view piece = std::string_view(pieces.text).substr(begin, end - begin);
     if (m.split_at_words) {
       encode_words(m, piece, out);
@@ -216,14 +216,20 @@ result<std::string> tokenizer::decode(std::span<const token_id> ids) const {
     p += len;
   }
   out.resize(size);
-  if (m_->decode_first_token_spaces && !ids.empty()) {
-    // Metaspace: the first token's replacements (decoded as spaces) are dropped.
-    const std::size_t first = spans[ids[0]].second;
-    std::size_t w = 0;
-    for (std::size_t r = 0; r < first; ++r) {
-      if (out[r] != ' ') out[w++] = out[r];
+  if (m_->decode_first_token_spaces && !ids.empty() && m_->char_level) {
+    // Metaspace: the first token's replacements are dropped (not its other spaces).
+    const std::string_view key = m_->key_of(ids[0]);
+    if (key.find(m_->decode_marker) != std::string_view::npos) {
+      std::string first;
+      for (std::size_t at = 0; at < key.size();) {
+        if (key.compare(at, m_->decode_marker.size(), m_->decode_marker) == 0) {
+          at += m_->decode_marker.size();
+        } else {
+          first.push_back(key[at++]);
+        }
+      }
+      out.replace(0, spans[ids[0]].second, first);
     }
-    out.erase(w, first - w);
   }
   for (std::size_t k = 0; k < m_->decode_strip_leading && !out.empty() && out[0] == ' '; ++k) {
     out.erase(0, 1);
@@ -258,7 +264,16 @@ std::string_view tokenizer::name() const noexcept {
 }
 
 std::string token_text_decoder::push(token_id id) {
-  held_.append(t_->token_bytes(id));
+  if (!started_) {
+    // The first token is decoded as decode() decodes it (Llama 2's Strip decoder drops its
+    // leading space, Metaspace its replacements), the others by their bytes.
+    started_ = true;
+    const token_id one[] = {id};
+    auto first = t_->decode(one);
+    held_.append(first ? *first : std::string(t_->token_bytes(id)));
+  } else {
+    held_.append(t_->token_bytes(id));
+  }
   // Keep back the bytes of a character the next token may complete.
   std::size_t cut = held_.size();
   for (std::size_t back = 1; back <= 3 && back <= held_.size(); ++back) {
