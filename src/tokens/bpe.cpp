@@ -24,20 +24,14 @@ void u64_map::reserve(std::size_t n) {
 }
 
 void u64_map::insert(std::uint64_t key, std::uint64_t value) {
-  if ((size_ + 1) * 2 > slots_.size()) reserve(std::max<std::size_t>(16, size_ * 2 + 2));
-  key = key == kEmpty ? kEmpty - 1 : key;
-  for (std::size_t i = hash(key) & mask_;; i = (i + 1) & mask_) {
-    slot& s = slots_[i];
-    if (s.key == kEmpty) {
-      s = {key, value};
-      ++size_;
-      return;
-    }
-    if (s.key == key) return;  // the first insertion wins (the lowest rank)
-  }
+  put(key, value, false);  // the first insertion wins (the lowest rank)
 }
 
 void u64_map::assign(std::uint64_t key, std::uint64_t value) {
+  put(key, value, true);
+}
+
+void u64_map::put(std::uint64_t key, std::uint64_t value, bool overwrite) {
   if ((size_ + 1) * 2 > slots_.size()) reserve(std::max<std::size_t>(16, size_ * 2 + 2));
   key = key == kEmpty ? kEmpty - 1 : key;
   for (std::size_t i = hash(key) & mask_;; i = (i + 1) & mask_) {
@@ -48,7 +42,7 @@ void u64_map::assign(std::uint64_t key, std::uint64_t value) {
       return;
     }
     if (s.key == key) {
-      s.value = value;
+      if (overwrite) s.value = value;
       return;
     }
   }

@@ -49,6 +49,7 @@ class u64_map {
   }
 
  private:
+  void put(std::uint64_t key, std::uint64_t value, bool overwrite);
   static constexpr std::uint64_t kEmpty = ~std::uint64_t{0};
   struct slot {
     std::uint64_t key = kEmpty;
