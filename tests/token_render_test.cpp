@@ -146,6 +146,14 @@ TEST(TokenRender, TrainingLabelsAreExactlyWhatFollowsEachGenerationPrompt) {
       auto automatic = ocml::render_examples(*conv, ro, tok, {});
       ASSERT_TRUE(automatic.ok()) << automatic.error().to_string();
       if (automatic->size() > 1) ++split_conversations;
+      // The memo changes no ID (its prompts repeat; the memo answers them the second time).
+      auto fresh = ocml::render_examples(*conv, ro, tok, {.memoize = false});
+      ASSERT_TRUE(fresh.ok());
+      ASSERT_EQ(fresh->size(), automatic->size()) << ocml::dialect_name(d);
+      for (std::size_t k = 0; k < fresh->size(); ++k) {
+        EXPECT_EQ((*fresh)[k].input_ids, (*automatic)[k].input_ids) << ocml::dialect_name(d);
+        EXPECT_EQ((*fresh)[k].labels, (*automatic)[k].labels) << ocml::dialect_name(d);
+      }
       std::vector<bool> seen(per_turn->size(), false);
       for (const ocml::token_sequence& a : *automatic) {
         for (const auto& [from, to] : labelled_runs(a.labels)) {

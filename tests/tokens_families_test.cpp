@@ -113,6 +113,7 @@ TEST_P(TokensFamilies, LoadsEncodesAndDecodesAsHuggingFace) {
   std::string row;
   std::size_t id_differences = 0;
   std::size_t text_differences = 0;
+  std::size_t memo_differences = 0;
   std::size_t i = 0;
   for (; std::getline(ref, row) && i < lines.size(); ++i) {
     auto j = ocml::parse_json_text(row);
@@ -129,6 +130,14 @@ TEST_P(TokensFamilies, LoadsEncodesAndDecodesAsHuggingFace) {
       ADD_FAILURE() << "IDs of line " << i << " differ from token " << k << ": "
                     << printable(lines[i], 200) << "\n ocml: " << show(g) << "\n  ref: " << show(w);
     }
+    // The memo (encode_options::memoize) answers the second time with the first one's IDs.
+    for (int round = 0; round < 2; ++round) {
+      std::vector<ocml::token_id> memo;
+      tok->append(lines[i], memo, {.specials = ocml::special_tokens::all, .memoize = true});
+      if (memo != got && ++memo_differences <= 3) {
+        ADD_FAILURE() << "memoized IDs of line " << i << " (round " << round << ") differ";
+      }
+    }
     auto text = tok->decode(want);
     ASSERT_TRUE(text) << text.error().to_string();
     if (*text != want_text && ++text_differences <= 3) {
@@ -143,6 +152,7 @@ TEST_P(TokensFamilies, LoadsEncodesAndDecodesAsHuggingFace) {
   EXPECT_EQ(i, lines.size());
   EXPECT_EQ(id_differences, 0u) << "lines whose IDs differ, of " << lines.size();
   EXPECT_EQ(text_differences, 0u) << "lines whose decode differs, of " << lines.size();
+  EXPECT_EQ(memo_differences, 0u) << "memoized encodes that differ";
 }
 
 // Every Unicode scalar value alone, after a letter and before a combining mark, and as the

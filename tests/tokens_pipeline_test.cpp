@@ -239,6 +239,35 @@ TEST(SentencePieceBpe, CharactersMergeBytesFallBackAndDecodeStripsTheLeadingSpac
   EXPECT_EQ(streamed, "hello h");
 }
 
+TEST(SentencePieceBpe, MemoizedIdsEqualFreshOnesAtTheOriginAndAfterASpecialToken) {
+  json j = sentencepiece_json(true);
+  j["normalizer"] = nullptr;
+  j["pre_tokenizer"] = {{"type", "Metaspace"},
+                        {"replacement", "\xE2\x96\x81"},
+                        {"prepend_scheme", "first"},
+                        {"split", true}};
+  auto t = ocml::tokenizer::from_tokenizer_json(j.dump());
+  ASSERT_TRUE(t) << t.error().to_string();
+  std::string text;
+  for (int i = 0; i < 20; ++i) text += "hello ";  // 120 bytes: memoized
+  const auto all = ocml::special_tokens::all;
+  // The origin matters: "▁hello" there, "hello" after <s>. A memo keyed by bytes alone
+  // would answer one with the other.
+  const auto alone = t->encode(text, all);
+  const auto after = t->encode("<s>" + text, all);
+  ASSERT_FALSE(alone.empty());
+  ASSERT_FALSE(after.empty());
+  EXPECT_NE(alone, std::vector<ocml::token_id>(after.begin() + 1, after.end()));
+  for (const std::string& s : {text, "<s>" + text, text + "</s>" + text, text, "<s>" + text}) {
+    const auto fresh = t->encode(s, all);
+    for (int round = 0; round < 2; ++round) {
+      std::vector<ocml::token_id> got;
+      t->append(s, got, {.specials = all, .memoize = true});
+      EXPECT_EQ(got, fresh) << s.substr(0, 12) << " round " << round;
+    }
+  }
+}
+
 TEST(SentencePieceBpe, APairListedTwiceTakesItsLastRank) {
   // "a b" is listed first and last: the reference's map of merges keeps the last rank, so
   // "b c" (rank 1) merges before "a b" (rank 2) in "abc".

@@ -104,6 +104,9 @@ struct token_render_options {
   /// Keep each sequence's rendered text and, with training, its trained byte spans
   /// (`token_sequence::text`, `trained`): what the labels cover, checkable against the text.
   bool keep_text = false;
+  /// Encode through the thread's memo (`encode_options::memoize`): the prompt of each
+  /// trained turn repeats the turns before it. Off: the same IDs, encoded anew each time.
+  bool memoize = true;
 };
 
 struct token_sequence {

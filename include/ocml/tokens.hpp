@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
-// ocml/tokens.hpp - byte-level BPE tokenizers: text to token IDs and back.
+// ocml/tokens.hpp - BPE tokenizers: text to token IDs and back.
 //
-// Loads Hugging Face `tokenizer.json` files (BPE model, ByteLevel, a Split or Sequence
-// pre-tokenizer whose regex is one of o200k, cl100k/Llama 3, Qwen2/3 or GPT-2, the NFC
-// normalizer, added tokens) and tiktoken `.tiktoken` rank files with a named special-token
-// table (o200k_base, o200k_harmony, cl100k_base). Anything else is refused with
-// E-TOKENIZER-UNSUPPORTED naming what, never approximated.
+// Loads Hugging Face `tokenizer.json` files with a BPE model, byte-level or
+// SentencePiece-style (byte_fallback, unk), with the normalizers, pre-tokenizers and
+// decoders chat models ship (docs/tokens.md lists them), and tiktoken `.tiktoken` rank
+// files with a named special-token table (o200k_base, o200k_harmony, cl100k_base).
+// Anything else is refused with E-TOKENIZER-UNSUPPORTED naming what, never approximated.
 //
 //   auto tok = ocml::tokenizer::from_file("tokenizer.json");
 //   if (!tok) { std::cerr << tok.error().to_string(); return 1; }
@@ -47,6 +47,18 @@ enum class special_tokens : std::uint8_t {
   all,   ///< every special and added token is recognized (transformers' default)
 };
 
+/// How `tokenizer::append` encodes.
+struct encode_options {
+  /// Which special tokens the text may spell.
+  special_tokens specials = special_tokens::none;
+  /// Remember, on this thread, the IDs of each text between special tokens of 64 bytes to
+  /// 1 MiB (32 MiB a thread in all, forgotten together when full), and answer a repeat of
+  /// one from memory. For callers that encode the same texts again and again: training
+  /// renders the prompt of each turn anew, and a dataset repeats its system prompt and
+  /// tools. The IDs are the same either way.
+  bool memoize = false;
+};
+
 class tokenizer {
  public:
   /// Loads a `tokenizer.json` or a `.tiktoken` file (by its content). Errors: E-IO,
@@ -72,6 +84,12 @@ class tokenizer {
   /// Appends the IDs of `text` to `out` (no special tokens), for callers that build a
   /// sequence piece by piece.
   void append_ordinary(std::string_view text, std::vector<token_id>& out) const;
+  /// Appends the IDs of `text` to `out` as `options` say.
+  ///
+  ///   std::vector<ocml::token_id> ids;
+  ///   tok.append(prompt, ids, {.specials = ocml::special_tokens::all, .memoize = true});
+  void append(std::string_view text, std::vector<token_id>& out,
+              const encode_options& options = {}) const;
 
   /// The bytes of a sequence of IDs (not always valid UTF-8: a token may end inside a
   /// character). E-TOKEN-UNKNOWN for an ID the vocabulary lacks.

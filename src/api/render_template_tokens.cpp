@@ -94,11 +94,10 @@ result<std::vector<token_sequence>> tagged_example(const model_template& t, cons
 result<std::vector<token_sequence>> sequences_of(const model_template& t, const json& req,
                                                  const tokenizer& tok,
                                                  const template_token_options& options) {
-  const auto encode = [&tok](std::string_view text) {
-    return [&tok, text](std::size_t from, std::size_t to, std::vector<token_id>& out) {
-      if (from >= to) return;
-      const auto ids = tok.encode(text.substr(from, to - from), special_tokens::all);
-      out.insert(out.end(), ids.begin(), ids.end());
+  const encode_options eo{.specials = special_tokens::all, .memoize = options.tokens.memoize};
+  const auto encode = [&tok, eo](std::string_view text) {
+    return [&tok, eo, text](std::size_t from, std::size_t to, std::vector<token_id>& out) {
+      if (from < to) tok.append(text.substr(from, to - from), out, eo);
     };
   };
   std::vector<token_sequence> out;
@@ -158,10 +157,10 @@ json_token_result render_template_tokens(const model_template& t, std::string_vi
     detail::encode_regions(
         *text, {},
         [&](std::size_t from, std::size_t till, std::vector<token_id>& out) {
-          if (from >= till) return;
-          const auto ids =
-              tok.encode(std::string_view(*text).substr(from, till - from), special_tokens::all);
-          out.insert(out.end(), ids.begin(), ids.end());
+          if (from < till) {
+            tok.append(std::string_view(*text).substr(from, till - from), out,
+                       {.specials = special_tokens::all, .memoize = to.memoize});
+          }
         },
         to, r.tokens);
     return r;

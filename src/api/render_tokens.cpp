@@ -6,12 +6,14 @@
 // prompt of every turn is a prefix of the sequence in IDs as well as in text.
 #include <algorithm>
 #include <array>
+#include <cstring>
 #include <functional>
 #include <optional>
 
 #include "api/trained_turns.hpp"
 #include "api/truncate_turns.hpp"
 #include "core/message_path.hpp"
+#include "core/render_memo.hpp"
 #include "dialects/registry.hpp"
 #include "interchange/shape.hpp"
 #include "ocml/decoder.hpp"
@@ -37,15 +39,30 @@ struct segmenter {
   bool strict = false;
   std::vector<segment> out;
   std::vector<diagnostic>& warnings;
-  std::vector<std::string_view> missing;     // control tokens already reported
-  std::array<bool, 256> first{};             // bytes a control token begins with
+  std::vector<std::string_view> missing;  // control tokens already reported
+  std::array<bool, 256> first{};          // bytes a control token begins with
+  int firsts = 0;                         // how many: with one, memchr finds them
+  char only = 0;
   std::vector<std::optional<token_id>> ids;  // of info.tokens, in order
 
   void init() {
     for (const std::string_view t : info.tokens) {
-      if (!t.empty()) first[static_cast<unsigned char>(t[0])] = true;
+      if (!t.empty() && !first[static_cast<unsigned char>(t[0])]) {
+        first[static_cast<unsigned char>(t[0])] = true;
+        only = t[0];
+        ++firsts;
+      }
       ids.push_back(tok.id_of(t));
     }
+  }
+  // The first byte in [i, e) a control token may begin at, or e.
+  std::size_t candidate(std::size_t i, std::size_t e) const {
+    if (firsts == 1) {
+      const void* p = std::memchr(text.data() + i, only, e - i);
+      return p == nullptr ? e : static_cast<std::size_t>(static_cast<const char*>(p) - text.data());
+    }
+    while (i < e && !first[static_cast<unsigned char>(text[i])]) ++i;
+    return i;
   }
 
   void add_text(std::size_t b, std::size_t e) {
@@ -60,11 +77,7 @@ struct segmenter {
   result<bool> structure(std::size_t b, std::size_t e, bool in_body) {
     const bool drop = escapes && in_body;
     std::size_t run = b;
-    for (std::size_t i = b; i < e;) {
-      if (!first[static_cast<unsigned char>(text[i])]) {
-        ++i;
-        continue;
-      }
+    for (std::size_t i = candidate(b, e); i < e; i = candidate(i, e)) {
       std::string_view found;
       std::optional<token_id> found_id;
       for (std::size_t k = 0; k < info.tokens.size(); ++k) {
@@ -168,12 +181,13 @@ result<std::vector<segment>> segments_of(std::string_view text, dialect d, const
 }
 
 // Appends the IDs of text [a, b) under the policy.
-void encode_range(std::string_view text, const std::vector<segment>& segs, token_policy policy,
-                  const tokenizer& tok, std::size_t a, std::size_t b, std::vector<token_id>& out) {
+void encode_range(std::string_view text, const std::vector<segment>& segs,
+                  const token_render_options& to, const tokenizer& tok, std::size_t a,
+                  std::size_t b, std::vector<token_id>& out) {
   if (a >= b) return;
-  if (policy == token_policy::hf) {
-    const auto ids = tok.encode(text.substr(a, b - a), special_tokens::all);
-    out.insert(out.end(), ids.begin(), ids.end());
+  if (to.policy == token_policy::hf) {
+    tok.append(text.substr(a, b - a), out,
+               {.specials = special_tokens::all, .memoize = to.memoize});
     return;
   }
   // The text between two control tokens, encoded as one string: a view of `text` while it
@@ -182,11 +196,12 @@ void encode_range(std::string_view text, const std::vector<segment>& segs, token
   std::size_t run_from = 0;
   std::size_t run_to = 0;
   bool copied = false;
+  const encode_options eo{.memoize = to.memoize};
   const auto flush = [&] {
     if (copied) {
-      tok.append_ordinary(copy, out);
+      tok.append(copy, out, eo);
     } else if (run_to > run_from) {
-      tok.append_ordinary(text.substr(run_from, run_to - run_from), out);
+      tok.append(text.substr(run_from, run_to - run_from), out, eo);
     }
     copy.clear();
     copied = false;
@@ -215,24 +230,38 @@ void encode_range(std::string_view text, const std::vector<segment>& segs, token
   flush();
 }
 
-// The first `n` messages of `conv` rendered (with the generation prompt when asked: a
-// prompt is never a training text), copying only those messages.
-result<std::string> render_first(const conversation& conv, std::size_t n, const render_options& ro,
-                                 bool generation_prompt) {
-  conversation sub;
-  sub.header = conv.header;
-  sub.tools = conv.tools;
-  sub.document = conv.document;
-  sub.messages.assign(conv.messages.begin(),
-                      conv.messages.begin() + static_cast<std::ptrdiff_t>(n));
-  render_options o = ro;
-  o.add_generation_prompt = generation_prompt;
-  o.continue_final_message = false;
-  if (generation_prompt) o.training = false;
-  return render(sub, o);
-}
+// Renders the first `n` messages of a conversation (with the generation prompt when asked:
+// a prompt is never a training text) from one copy of it, lending the later messages to
+// `tail` for the render instead of copying the earlier ones (and the tools) each time.
+class prefix_renderer {
+ public:
+  // The tools block is written once: work_.tools stays as it is while this lives.
+  explicit prefix_renderer(const conversation& conv) : work_(conv), memo_(work_.tools) {}
+  result<std::string> operator()(std::size_t n, const render_options& ro, bool generation_prompt,
+                                 std::vector<diagnostic>* warnings = nullptr) {
+    auto& ms = work_.messages;
+    const auto cut = ms.begin() + static_cast<std::ptrdiff_t>(std::min(n, ms.size()));
+    tail_.assign(std::make_move_iterator(cut), std::make_move_iterator(ms.end()));
+    ms.erase(cut, ms.end());
+    render_options o = ro;
+    o.add_generation_prompt = generation_prompt;
+    o.continue_final_message = false;
+    if (generation_prompt) o.training = false;
+    auto text = render(work_, o, warnings);
+    ms.insert(ms.end(), std::make_move_iterator(tail_.begin()),
+              std::make_move_iterator(tail_.end()));
+    tail_.clear();
+    return text;
+  }
+
+ private:
+  conversation work_;
+  detail::render_memo_scope memo_;
+  std::vector<message> tail_;
+};
 
 result<std::vector<detail::planned_example>> plan_examples(const conversation& conv,
+                                                           prefix_renderer& render_first,
                                                            const render_options& ro,
                                                            std::string whole,
                                                            const token_render_options& to) {
@@ -242,14 +271,14 @@ result<std::vector<detail::planned_example>> plan_examples(const conversation& c
       .messages = conv.messages.size(),
       .is_assistant = [&conv](std::size_t i) { return conv.messages[i].role == role::assistant; },
       .is_user = [&conv](std::size_t i) { return conv.messages[i].role == role::user; },
-      .render_prompt = [&](std::size_t n) { return render_first(conv, n, ro, true); },
+      .render_prompt = [&](std::size_t n) { return render_first(n, ro, true); },
       .render_example =
           [&](std::size_t n) {
             // A training text ends in what the model sampled (harmony's <|return|>); under
             // keep_reasoning an earlier turn is trained as history writes it.
             render_options o = ro;
             o.training = !keep || n == conv.messages.size();
-            return render_first(conv, n, o, false);
+            return render_first(n, o, false);
           },
       .stops = {codec.info.stop.begin(), codec.info.stop.end()},
       .rewrite_hint =
@@ -268,14 +297,14 @@ result<std::vector<detail::planned_example>> plan_examples(const conversation& c
       render_options o = ro;
       o.training = !keep || n == conv.messages.size();
       o.drop_analysis = false;
-      auto through = render_first(conv, n, o, false);
+      auto through = render_first(n, o, false);
       if (!through) return through;
       o.training = false;
-      auto plain = render_first(conv, s, o, false);
+      auto plain = render_first(s, o, false);
       if (!plain) return plain;
       if (through->compare(0, plain->size(), *plain) != 0) return through;
       o.drop_analysis = true;
-      auto history = render_first(conv, s, o, false);
+      auto history = render_first(s, o, false);
       if (!history) return history;
       history->append(*through, plain->size());
       return history;
@@ -299,7 +328,7 @@ result<token_sequence> encode_example(std::string_view text,
   detail::encode_regions(
       text, regions,
       [&](std::size_t from, std::size_t till, std::vector<token_id>& out) {
-        encode_range(text, segs, to.policy, tok, from, till, out);
+        encode_range(text, segs, to, tok, from, till, out);
       },
       to, seq);
   return seq;
@@ -407,10 +436,11 @@ result<std::vector<token_sequence>> examples_of(const conversation& conv,
     ro.drop_analysis = false;
   }
   std::vector<diagnostic> warnings;
-  auto text = render(*p.c, ro, &warnings);
+  prefix_renderer render_first(*p.c);
+  auto text = render_first(p.c->messages.size(), ro, false, &warnings);
   p.back(warnings);
   if (!text) return p.back(text.error());
-  auto plan = plan_examples(*p.c, ro, std::move(*text), to);
+  auto plan = plan_examples(*p.c, render_first, ro, std::move(*text), to);
   if (!plan) return p.back(plan.error());
   std::vector<token_sequence> out;
   out.reserve(plan->size());
@@ -477,7 +507,7 @@ result<token_sequence> encode_markup(std::string_view markup, dialect d, const t
     if (!s) return s.error();
     segs = std::move(*s);
   }
-  encode_range(markup, segs, token_options.policy, tok, 0, markup.size(), seq.input_ids);
+  encode_range(markup, segs, token_options, tok, 0, markup.size(), seq.input_ids);
   seq.attention_mask.assign(seq.input_ids.size(), 1);
   return seq;
 }

@@ -17,17 +17,33 @@ namespace ocml::detail {
 template <typename Tokens>
 [[nodiscard]] std::string_view spelled_token(std::string_view text, const Tokens& tokens) {
   bool first[256] = {};
+  int firsts = 0;
+  unsigned char only = 0;  // the one byte every token begins with, when there is one
   for (const auto& t : tokens) {
     const std::string_view v(t);
-    if (!v.empty()) first[static_cast<unsigned char>(v.front())] = true;
+    if (v.empty() || first[static_cast<unsigned char>(v.front())]) continue;
+    first[static_cast<unsigned char>(v.front())] = true;
+    only = static_cast<unsigned char>(v.front());
+    ++firsts;
   }
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    if (!first[static_cast<unsigned char>(text[i])]) continue;
+  const auto at = [&](std::size_t i) -> std::string_view {
     const std::string_view rest = text.substr(i);
     for (const auto& t : tokens) {
       const std::string_view v(t);
       if (!v.empty() && rest.starts_with(v)) return v;
     }
+    return {};
+  };
+  if (firsts == 1) {  // the usual case ('<'): memchr finds the candidates
+    for (std::size_t i = text.find(static_cast<char>(only)); i != std::string_view::npos;
+         i = text.find(static_cast<char>(only), i + 1)) {
+      if (const auto v = at(i); !v.empty()) return v;
+    }
+    return {};
+  }
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (!first[static_cast<unsigned char>(text[i])]) continue;
+    if (const auto v = at(i); !v.empty()) return v;
   }
   return {};
 }

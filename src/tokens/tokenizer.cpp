@@ -16,9 +16,10 @@ namespace {
 
 using detail::bpe_model;
 
-// The pieces already merged on this thread, for the model they were merged with. Pieces
-// repeat (words, indentation): a hit costs one hash and a compare instead of a merge.
-struct piece_cache {
+// Texts already encoded on this thread, for the model they were encoded with: pieces
+// (words and indentation repeat: a hit costs one hash and a compare instead of a merge)
+// and, when the caller asks to memoize, whole texts between added tokens.
+struct ids_cache {
   std::uint64_t owner = 0;  // the model's serial
   detail::u64_map index;    // hash -> entry number
   struct entry {
@@ -35,6 +36,29 @@ struct piece_cache {
     texts.clear();
     ids.clear();
   }
+  // Appends the remembered IDs of `text` under `key` (its hash) to `out`, or says none.
+  bool answer(std::uint64_t& key, std::string_view text, std::vector<token_id>& out) const {
+    for (;; ++key) {
+      const auto hit = index.find(key);
+      if (!hit) return false;
+      const auto& e = entries[*hit];
+      if (std::string_view(texts).substr(e.text_at, e.text_len) == text) {
+        out.insert(out.end(), ids.begin() + e.ids_at, ids.begin() + e.ids_at + e.ids_len);
+        return true;
+      }
+    }
+  }
+  // Remembers that `text` (under `key`, a slot `answer` left free) gave out[before, end).
+  void remember(std::uint64_t key, std::string_view text, const std::vector<token_id>& out,
+                std::size_t before) {
+    index.insert(key, entries.size());
+    entries.push_back(
+        {static_cast<std::uint32_t>(texts.size()), static_cast<std::uint32_t>(text.size()),
+         static_cast<std::uint32_t>(ids.size()), static_cast<std::uint32_t>(out.size() - before)});
+    texts.append(text);
+    ids.insert(ids.end(), out.begin() + static_cast<std::ptrdiff_t>(before), out.end());
+  }
+  std::size_t bytes() const noexcept { return texts.size() + ids.size() * sizeof(token_id); }
 };
 
 constexpr std::size_t kCachedPieceMax = 48;
@@ -45,27 +69,13 @@ void encode_piece_cached(const bpe_model& m, std::string_view piece, std::vector
     detail::encode_piece(m, piece, out);
     return;
   }
-  thread_local piece_cache cache;
+  thread_local ids_cache cache;
   if (cache.owner != m.serial || cache.entries.size() >= kCacheEntriesMax) cache.reset(m);
   std::uint64_t key = detail::hash_bytes(piece);
-  for (;; ++key) {
-    const auto hit = cache.index.find(key);
-    if (!hit) break;
-    const auto& e = cache.entries[*hit];
-    if (std::string_view(cache.texts).substr(e.text_at, e.text_len) == piece) {
-      out.insert(out.end(), cache.ids.begin() + e.ids_at, cache.ids.begin() + e.ids_at + e.ids_len);
-      return;
-    }
-  }
+  if (cache.answer(key, piece, out)) return;
   const std::size_t before = out.size();
   detail::encode_piece(m, piece, out);
-  cache.index.insert(key, cache.entries.size());
-  cache.entries.push_back({static_cast<std::uint32_t>(cache.texts.size()),
-                           static_cast<std::uint32_t>(piece.size()),
-                           static_cast<std::uint32_t>(cache.ids.size()),
-                           static_cast<std::uint32_t>(out.size() - before)});
-  cache.texts.append(piece);
-  cache.ids.insert(cache.ids.end(), out.begin() + static_cast<std::ptrdiff_t>(before), out.end());
+  cache.remember(key, piece, out, before);
 }
 
 // A SentencePiece-style piece cut before each "▁" that follows a character no merge joins
@@ -115,6 +125,41 @@ void encode_ordinary_into(const bpe_model& m, std::string_view text, std::vector
       encode_piece_cached(m, piece, out);
     }
     begin = end;
+  }
+}
+
+// Memoized texts (encode_options::memoize): between these sizes (shorter ones cost little
+// more to encode than to look up; the piece cache has their words), and this much memory a
+// thread, forgotten at once when full.
+constexpr std::size_t kMemoMin = 64;
+constexpr std::size_t kMemoMax = std::size_t{1} << 20;
+constexpr std::size_t kMemoBytes = std::size_t{32} << 20;
+
+void encode_memoized(const bpe_model& m, std::string_view text, std::vector<token_id>& out,
+                     bool at_origin) {
+  if (text.size() < kMemoMin || text.size() > kMemoMax) {
+    encode_ordinary_into(m, text, out, at_origin);
+    return;
+  }
+  thread_local ids_cache memo;
+  // At most about one ID a byte: the entry fits in what is left, or the memo starts over.
+  if (memo.owner != m.serial || memo.bytes() + text.size() * (1 + sizeof(token_id)) > kMemoBytes)
+    memo.reset(m);
+  // Metaspace's prepend_scheme "first" encodes a text at the origin differently.
+  std::uint64_t key = detail::hash_bytes(text) ^ (at_origin ? 0x9E3779B97F4A7C15ULL : 0);
+  if (memo.answer(key, text, out)) return;
+  const std::size_t before = out.size();
+  encode_ordinary_into(m, text, out, at_origin);
+  memo.remember(key, text, out, before);
+}
+
+// The text between added tokens, through the memo when asked.
+void encode_between(const bpe_model& m, std::string_view text, std::vector<token_id>& out,
+                    bool at_origin, bool memoize) {
+  if (memoize) {
+    encode_memoized(m, text, out, at_origin);
+  } else {
+    encode_ordinary_into(m, text, out, at_origin);
   }
 }
 
@@ -176,18 +221,26 @@ void tokenizer::append_ordinary(std::string_view text, std::vector<token_id>& ou
 }
 
 std::vector<token_id> tokenizer::encode(std::string_view text, special_tokens allowed) const {
-  if (allowed == special_tokens::none || m_->added.empty()) return encode_ordinary(text);
   std::vector<token_id> out;
   out.reserve(text.size() / 3 + 4);
+  append(text, out, {.specials = allowed});
+  return out;
+}
+
+void tokenizer::append(std::string_view text, std::vector<token_id>& out,
+                       const encode_options& options) const {
+  if (options.specials == special_tokens::none || m_->added.empty()) {
+    encode_between(*m_, text, out, true, options.memoize);
+    return;
+  }
   std::size_t at = 0;
   while (at < text.size()) {
     const auto [hit, token] = find_added(*m_, text, at);
-    if (hit > at) encode_ordinary_into(*m_, text.substr(at, hit - at), out, at == 0);
+    if (hit > at) encode_between(*m_, text.substr(at, hit - at), out, at == 0, options.memoize);
     if (token == nullptr) break;
     out.push_back(token->id);
     at = hit + token->text.size();
   }
-  return out;
 }
 
 result<std::string> tokenizer::decode(std::span<const token_id> ids) const {

@@ -7,9 +7,11 @@
 #include <string.h>
 
 #include <algorithm>
+#include <array>
 #include <fstream>
 #include <functional>
 #include <iostream>
+#include <type_traits>
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -158,20 +160,65 @@ void set_quiet(bool quiet) {
   g_quiet = quiet;
 }
 
-// Appends `"key":[v,…]` to `out`.
+// "00".."99": two digits a step.
+constexpr auto kDigitPairs = [] {
+  std::array<char, 200> t{};
+  for (std::size_t i = 0; i < 100; ++i) {
+    t[2 * i] = static_cast<char>('0' + i / 10);
+    t[2 * i + 1] = static_cast<char>('0' + i % 10);
+  }
+  return t;
+}();
+
+// Writes `v` in decimal at `p`, which has 16 bytes of room; returns its end.
+char* put_decimal(char* p, std::int64_t v) {
+  if (v < 0) {
+    *p++ = '-';
+    v = -v;
+  }
+  auto u = static_cast<std::uint64_t>(v);
+  char tmp[40];
+  char* b = tmp + 20;  // digits end here; the fixed 16-byte copy stays inside tmp
+  while (u >= 100) {
+    b -= 2;
+    std::memcpy(b, kDigitPairs.data() + 2 * (u % 100), 2);
+    u /= 100;
+  }
+  if (u >= 10) {
+    b -= 2;
+    std::memcpy(b, kDigitPairs.data() + 2 * u, 2);
+  } else {
+    *--b = static_cast<char>('0' + u);
+  }
+  std::memcpy(p, b, 16);
+  return p + (tmp + 20 - b);
+}
+
+// Appends `"key":[v,…]` to `out`: written in place (token IDs and labels have at most 11
+// characters; an attention mask, all ones, is one pattern), then cut to its length.
 template <typename T>
 void append_array(std::string& out, std::string_view key, const std::vector<T>& v) {
   out += '"';
   out += key;
   out += "\":[";
-  // Written in place: at most 11 characters a number and its comma.
   const std::size_t at = out.size();
-  out.resize(at + v.size() * 12 + 1);
+  out.resize(at + v.size() * 12 + 16);
   char* p = out.data() + at;
-  char* const end = out.data() + out.size();
   for (std::size_t i = 0; i < v.size(); ++i) {
     if (i > 0) *p++ = ',';
-    p = std::to_chars(p, end, v[i]).ptr;
+    const T x = v[i];
+    if (x == 1) {
+      *p++ = '1';
+    } else if constexpr (std::is_signed_v<T>) {
+      if (x == -100) {  // an untrained label
+        constexpr std::string_view kUntrained = "-100";
+        p = std::copy(kUntrained.begin(), kUntrained.end(), p);
+      } else {
+        p = put_decimal(p, x);
+      }
+    } else {
+      p = put_decimal(p, static_cast<std::int64_t>(x));
+    }
   }
   *p++ = ']';
   out.resize(static_cast<std::size_t>(p - out.data()));

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "core/forge.hpp"
+#include "core/render_memo.hpp"
 #include "dialects/chatml/chatml.hpp"
 #include "interchange/pyjson.hpp"
 #include "interchange/simd_json.hpp"
@@ -27,6 +28,11 @@ void write_tool(const tool& t, std::string& out) {
 }
 
 std::optional<diagnostic> write_tools(const std::vector<tool>& tools, std::string& out) {
+  if (const std::string* m = memo_find(tools, memo_kind::chatml_tools)) {
+    out += *m;
+    return std::nullopt;
+  }
+  const std::size_t block = out.size();
   for (std::size_t k = 0; k < tools.size(); ++k) {
     out += '\n';
     const std::size_t start = out.size();
@@ -37,6 +43,7 @@ std::optional<diagnostic> write_tools(const std::vector<tool>& tools, std::strin
                         forged_field("tools[" + std::to_string(k) + "]", tok, "ChatML"));
     }
   }
+  memo_put(tools, memo_kind::chatml_tools, std::string_view(out).substr(block));
   return std::nullopt;
 }
 
