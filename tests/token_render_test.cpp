@@ -326,6 +326,38 @@ const fs::path kRef = fs::path(OCML_SOURCE_DIR) / "tests/reference";
 
 // openai/harmony's token-compared rendering goldens: the rendered IDs equal the golden text
 // encoded with every special token allowed.
+// Training takes a harmony turn's history from its prompt (render_tokens.cpp): that holds
+// while the generation prompt only appends "<|start|>assistant", with the drop rule or not.
+TEST(TokenRender, HarmonyGenerationPromptOnlyAppends) {
+  ocml::test::openai_corpus gen(1800);
+  int checked = 0;
+  for (int i = 0; i < 150; ++i) {
+    json j = gen.conversation();
+    ocml::json_format f = ocml::json_format::openai;
+    auto conv = ocml::read_conversation_json(j.dump(), f);
+    ASSERT_TRUE(conv.ok());
+    for (std::size_t n = 0; n <= conv->messages.size(); ++n) {
+      ocml::conversation sub = *conv;
+      sub.messages.resize(n);
+      for (const bool drop : {false, true}) {
+        for (const bool escapes : {false, true}) {
+          ocml::render_options o{.dialect = dialect::harmony};
+          o.drop_analysis = drop;
+          o.openchatml_escapes = escapes;
+          auto history = ocml::render(sub, o);
+          o.add_generation_prompt = true;
+          auto prompt = ocml::render(sub, o);
+          ASSERT_EQ(history.ok(), prompt.ok());
+          if (!history) continue;
+          EXPECT_EQ(*prompt, *history + "<|start|>assistant") << j.dump();
+          ++checked;
+        }
+      }
+    }
+  }
+  EXPECT_GT(checked, 2000);
+}
+
 TEST(TokenRender, HarmonyTokenComparedGoldens) {
   const fs::path dir = fs::path(OCML_REFERENCE_DIR) / "harmony";
   const fs::path ranks = kRef / "o200k_base.tiktoken";

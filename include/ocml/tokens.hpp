@@ -51,7 +51,7 @@ enum class special_tokens : std::uint8_t {
 struct encode_options {
   /// Which special tokens the text may spell.
   special_tokens specials = special_tokens::none;
-  /// Remember, on this thread, the IDs of each text between special tokens of 64 bytes to
+  /// Remember, on this thread, the IDs of each text between special tokens of 8 bytes to
   /// 1 MiB (32 MiB a thread in all, forgotten together when full), and answer a repeat of
   /// one from memory. For callers that encode the same texts again and again: training
   /// renders the prompt of each turn anew, and a dataset repeats its system prompt and

@@ -293,7 +293,12 @@ result<std::vector<detail::planned_example>> plan_examples(const conversation& c
     // applied it), so it is that history and the turn's own messages as rendered without
     // the rule (messages render one by one). 0.1-style endings that do not extend fall
     // back to the conversation rendered through the turn.
-    r.render_sampled = [&](std::size_t s, std::size_t n) -> result<std::string> {
+    // Harmony writes the generation prompt after the history and changes nothing else
+    // (render_harmony; TokenRender.HarmonyGenerationPromptOnlyAppends holds it to that):
+    // the history is the turn's prompt without it, not a render of its own.
+    const std::string gen = "<|start|>" + ro.generation_role;
+    r.render_sampled = [&, gen](std::size_t s, std::size_t n,
+                                std::string_view prompt) -> result<std::string> {
       render_options o = ro;
       o.training = !keep || n == conv.messages.size();
       o.drop_analysis = false;
@@ -303,6 +308,11 @@ result<std::vector<detail::planned_example>> plan_examples(const conversation& c
       auto plain = render_first(s, o, false);
       if (!plain) return plain;
       if (through->compare(0, plain->size(), *plain) != 0) return through;
+      if (ro.dialect == dialect::harmony && prompt.ends_with(gen)) {
+        std::string history(prompt.substr(0, prompt.size() - gen.size()));
+        history.append(*through, plain->size());
+        return history;
+      }
       o.drop_analysis = true;
       auto history = render_first(s, o, false);
       if (!history) return history;

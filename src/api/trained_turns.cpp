@@ -72,7 +72,7 @@ struct planner {
     auto p = r.render_prompt(t.s);
     if (!p) return p.error();
     if (auto c = count(p->size()); !c) return c.error();
-    auto x = r.render_sampled ? r.render_sampled(t.s, t.e + 1) : r.render_example(t.e + 1);
+    auto x = r.render_sampled ? r.render_sampled(t.s, t.e + 1, *p) : r.render_example(t.e + 1);
     if (!x) return x.error();
     if (auto c = count(x->size()); !c) return c.error();
     if (x->compare(0, p->size(), *p) != 0 && r.render_history) {

@@ -37,8 +37,9 @@ struct turn_renders {
   /// When set, what the model sampled for the turn of messages [s, n) after its prompt, as
   /// a text beginning with the prompt's history (instead of render_example(n)): for
   /// formats whose rendering of earlier messages depends on the last one (harmony's drop
-  /// rule).
-  std::function<result<std::string>(std::size_t s, std::size_t n)> render_sampled;
+  /// rule). `prompt` is render_prompt(s), already rendered.
+  std::function<result<std::string>(std::size_t s, std::size_t n, std::string_view prompt)>
+      render_sampled;
   /// The first `n` messages without the generation prompt, as history: when the
   /// conversation rendered through a turn does not begin with the turn's prompt (a
   /// template that rewrites earlier messages once a final answer follows them, as

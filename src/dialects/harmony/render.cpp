@@ -74,6 +74,9 @@ result<std::string> render_harmony(const conversation& c, const render_options& 
   std::string out;
   if (c.header.present) warn_dropped(warnings, "header", "a YAML document header", "harmony");
   const auto msgs = messages_to_render(c, o.drop_analysis);
+  std::size_t size = 32;  // what the text will hold, near enough to grow it once
+  for (const message* m : msgs) size += m->content.size() + 64;
+  out.reserve(size);
   reply_names replies(msgs);
   for (std::size_t k = 0; k < msgs.size(); replies.seen(k++)) {
     const message& m = *msgs[k];
@@ -148,7 +151,7 @@ result<std::string> render_harmony(const conversation& c, const render_options& 
     }
     out += "<|message|>";
     if (o.openchatml_escapes) {
-      out += escape_body(m.content);
+      escape_body_into(out, m.content);
     } else if (const std::string_view t = harmony_spelling(m.content); !t.empty()) {
       return make_error(error_code::unrepresentable,
                         message_path(at, "content") + " holds '" + std::string(t) +

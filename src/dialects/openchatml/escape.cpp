@@ -2,13 +2,14 @@
 #include <string>
 
 #include "core/scan.hpp"
+#include "dialects/openchatml/render_common.hpp"
 #include "ocml/render.hpp"
 
 namespace ocml {
 
-std::string escape_body(std::string_view text) {
-  std::string out;
-  out.reserve(text.size() + 16);
+namespace detail {
+
+void escape_body_into(std::string& out, std::string_view text) {
   // A trailing run of '<' would merge with the stop token into an escape: literal it.
   std::size_t trail = text.size();
   while (trail > 0 && text[trail - 1] == '<') --trail;
@@ -17,10 +18,10 @@ std::string escape_body(std::string_view text) {
   const char* end = head.data() + head.size();
   const char* done = p;
   while (p < end) {
-    const char* c = detail::find_token_candidate(p, end);
+    const char* c = find_token_candidate(p, end);
     if (c == end) break;
-    const auto m = detail::match_token(c, static_cast<std::size_t>(end - c));
-    if (m.status == detail::match_status::matched) {
+    const auto m = match_token(c, static_cast<std::size_t>(end - c));
+    if (m.status == match_status::matched) {
       out.append(done, c);
       out.push_back('<');
       out.append(c, m.len);
@@ -35,6 +36,14 @@ std::string escape_body(std::string_view text) {
     out.append(text.substr(trail));
     out += "<|endliteral|>";
   }
+}
+
+}  // namespace detail
+
+std::string escape_body(std::string_view text) {
+  std::string out;
+  out.reserve(text.size() + 16);
+  detail::escape_body_into(out, text);
   return out;
 }
 

@@ -189,7 +189,7 @@ result<std::string> render_openchatml(const conversation& c, const render_option
     }
     if (!w.err.empty()) return make_error(error_code::unrepresentable, w.err);
     out += "<|message|>";
-    out += escape_body(m.content);
+    escape_body_into(out, m.content);
     const end_token e = default_end(m, v22);
     if (e == end_token::unterminated && k + 1 != msgs.size()) {
       return make_error(error_code::unrepresentable,

@@ -51,4 +51,7 @@ void warn_dropped(std::vector<diagnostic>* warnings, std::string_view path, std:
                                                       std::vector<diagnostic>* warnings);
 std::unique_ptr<stream_decoder> make_openchatml_decoder(decoder_options o, decoder::sink s);
 
+/// Appends `text` to `out` as escape_body writes it (no copy of its own).
+void escape_body_into(std::string& out, std::string_view text);
+
 }  // namespace ocml::detail
