@@ -231,8 +231,9 @@ void encode_range(std::string_view text, const std::vector<segment>& segs,
 }
 
 // Renders the first `n` messages of a conversation (with the generation prompt when asked:
-// a prompt is never a training text) from one copy of it, lending the later messages to
-// `tail` for the render instead of copying the earlier ones (and the tools) each time.
+// a prompt is never a training text) from one copy of it: the messages after the first `n`
+// wait in `later_` (the last one first), so that going from one prefix to the next moves
+// only the messages between them, and nothing is copied (the tools neither).
 class prefix_renderer {
  public:
   // The tools block is written once: work_.tools stays as it is while this lives.
@@ -240,24 +241,25 @@ class prefix_renderer {
   result<std::string> operator()(std::size_t n, const render_options& ro, bool generation_prompt,
                                  std::vector<diagnostic>* warnings = nullptr) {
     auto& ms = work_.messages;
-    const auto cut = ms.begin() + static_cast<std::ptrdiff_t>(std::min(n, ms.size()));
-    tail_.assign(std::make_move_iterator(cut), std::make_move_iterator(ms.end()));
-    ms.erase(cut, ms.end());
+    while (ms.size() > n) {
+      later_.push_back(std::move(ms.back()));
+      ms.pop_back();
+    }
+    while (ms.size() < n && !later_.empty()) {
+      ms.push_back(std::move(later_.back()));
+      later_.pop_back();
+    }
     render_options o = ro;
     o.add_generation_prompt = generation_prompt;
     o.continue_final_message = false;
     if (generation_prompt) o.training = false;
-    auto text = render(work_, o, warnings);
-    ms.insert(ms.end(), std::make_move_iterator(tail_.begin()),
-              std::make_move_iterator(tail_.end()));
-    tail_.clear();
-    return text;
+    return render(work_, o, warnings);
   }
 
  private:
   conversation work_;
   detail::render_memo_scope memo_;
-  std::vector<message> tail_;
+  std::vector<message> later_;
 };
 
 result<std::vector<detail::planned_example>> plan_examples(const conversation& conv,
