@@ -3,20 +3,13 @@
 #include <gtest/gtest.h>
 
 #include "ocml/prompt.hpp"
+#include "support.hpp"
 
 namespace {
 
 using ocml::role;
 
-ocml::message msg(role r, std::string content, std::string channel = {},
-                  std::string recipient = {}) {
-  ocml::message m;
-  m.role = r;
-  m.content = std::move(content);
-  m.channel = std::move(channel);
-  m.recipient = std::move(recipient);
-  return m;
-}
+using ocml::test::msg;
 
 std::string ends(const std::string& s, std::size_t n) {
   return s.substr(s.size() - n);

@@ -125,4 +125,15 @@ inline bool is_generated_call_id(std::string_view id) {
   return true;
 }
 
+/// A message of `role` with its content, channel and recipient (2.x-family fixtures).
+inline message msg(role r, std::string content, std::string channel = {},
+                   std::string recipient = {}) {
+  message m;
+  m.role = r;
+  m.content = std::move(content);
+  m.channel = std::move(channel);
+  m.recipient = std::move(recipient);
+  return m;
+}
+
 }  // namespace ocml::test

@@ -358,6 +358,72 @@ TEST(TokenRender, HarmonyGenerationPromptOnlyAppends) {
   EXPECT_GT(checked, 2000);
 }
 
+// Harmony's turn prompts are cut from one render of the whole conversation (the drop rule
+// only leaves analysis out): each per-turn example must still begin with exactly the
+// prompt rendered on its own, with the drop rule, also where a reply is named by its place
+// and where the rule leaves out a call.
+TEST(TokenRender, HarmonyTurnPromptsAreTheInferencePrompts) {
+  const auto& tok = all_dialects_vocab();
+  ocml::test::openai_corpus gen(2100);
+  std::vector<ocml::conversation> convs;
+  for (int i = 0; i < 120; ++i) {
+    json j = gen.conversation();
+    ocml::json_format f = ocml::json_format::openai;
+    auto conv = ocml::read_conversation_json(j.dump(), f);
+    ASSERT_TRUE(conv.ok());
+    convs.push_back(std::move(*conv));
+  }
+  using ocml::role;
+  using ocml::test::msg;
+  ocml::conversation positional;  // replies with neither name nor call id
+  positional.messages = {msg(role::user, "weather?"),
+                         msg(role::assistant, "think", "analysis"),
+                         msg(role::assistant, "{}", "commentary", "functions.a"),
+                         msg(role::assistant, "{}", "commentary", "functions.b"),
+                         msg(role::tool, "1", "commentary"),
+                         msg(role::tool, "2", "commentary"),
+                         msg(role::assistant, "sunny", "final"),
+                         msg(role::user, "and tomorrow?"),
+                         msg(role::assistant, "rain", "final")};
+  convs.push_back(positional);
+  ocml::conversation analysis_call = positional;  // a call the drop rule leaves out
+  analysis_call.messages[1] = msg(role::assistant, "{}", "analysis", "browser.search");
+  analysis_call.messages.insert(analysis_call.messages.begin() + 2,
+                                msg(role::tool, "found", "analysis"));
+  analysis_call.messages[2].name = "browser.search";
+  analysis_call.messages[5].name = "functions.a";  // named: only the left-out call decides
+  analysis_call.messages[6].name = "functions.b";
+  convs.push_back(analysis_call);
+  int checked = 0;
+  for (const ocml::conversation& conv : convs) {
+    ocml::render_options ro{.dialect = dialect::harmony};
+    ro.drop_analysis = true;
+    auto per_turn = ocml::render_examples(
+        conv, ro, tok, {.turns = ocml::trained_turns::per_turn, .keep_text = true});
+    if (!per_turn) continue;  // refused (content harmony cannot write): not this test's
+    const auto& ms = conv.messages;
+    std::size_t t = 0;
+    for (std::size_t s = 0; s < ms.size(); ++s) {
+      if (ms[s].role != role::assistant || (s > 0 && ms[s - 1].role == role::assistant)) {
+        continue;
+      }
+      ASSERT_LT(t, per_turn->size());
+      const ocml::token_sequence& x = (*per_turn)[t++];
+      ASSERT_EQ(x.trained.size(), 1u);
+      ocml::conversation sub = conv;
+      sub.messages.resize(s);
+      ocml::render_options po = ro;
+      po.add_generation_prompt = true;
+      po.openchatml_escapes = true;  // as render_tokens writes harmony
+      auto prompt = ocml::render(sub, po);
+      ASSERT_TRUE(prompt.ok()) << prompt.error().to_string();
+      EXPECT_EQ(x.text.substr(0, x.trained[0].first), *prompt) << "turn at " << s;
+      ++checked;
+    }
+  }
+  EXPECT_GT(checked, 150);
+}
+
 TEST(TokenRender, HarmonyTokenComparedGoldens) {
   const fs::path dir = fs::path(OCML_REFERENCE_DIR) / "harmony";
   const fs::path ranks = kRef / "o200k_base.tiktoken";

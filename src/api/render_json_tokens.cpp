@@ -4,6 +4,7 @@
 #include <iterator>
 
 #include "api/render_json.hpp"
+#include "api/render_tokens.hpp"
 #include "ocml/token_render.hpp"
 
 namespace ocml {
@@ -19,13 +20,13 @@ json_token_result render_json_tokens(std::string_view json_text, const json_rend
   json_token_result r;
   const json_render_options options = detail::request_options_of(json_text, given, &r.diagnostics);
   const std::size_t request_warnings = r.diagnostics.size();  // the request's kwargs
-  const detail::prepared_json p = detail::prepare_json(json_text, options);
+  detail::prepared_json p = detail::prepare_json(json_text, options);
   if (!p.conv) {
     r.diagnostics.push_back(p.conv.error());
     return r;
   }
   if (token_options.training) {
-    auto xs = render_examples(*p.conv, options.render, tok, token_options);
+    auto xs = detail::render_examples_of(std::move(*p.conv), options.render, tok, token_options);
     if (xs) {
       r.diagnostics.insert(r.diagnostics.end(), xs->front().diagnostics.begin(),
                            xs->front().diagnostics.end());

@@ -10,10 +10,12 @@
 #include <functional>
 #include <optional>
 
+#include "api/render_tokens.hpp"
 #include "api/trained_turns.hpp"
 #include "api/truncate_turns.hpp"
 #include "core/message_path.hpp"
 #include "core/render_memo.hpp"
+#include "dialects/openchatml/render_common.hpp"
 #include "dialects/registry.hpp"
 #include "interchange/shape.hpp"
 #include "ocml/decoder.hpp"
@@ -120,6 +122,20 @@ struct segmenter {
   }
 };
 
+// Whether `text` holds the 2.x escape syntax ("<<|" or "<|literal|>"): one pass over its
+// '<' bytes.
+bool has_escape(std::string_view text) {
+  constexpr std::string_view kLiteral = "<|literal|>";
+  const char* p = text.data();
+  const char* const end = p + text.size();
+  while ((p = static_cast<const char*>(std::memchr(p, '<', static_cast<std::size_t>(end - p))))) {
+    const std::string_view rest(p, static_cast<std::size_t>(end - p));
+    if (rest.starts_with("<<|") || rest.starts_with(kLiteral)) return true;
+    ++p;
+  }
+  return false;
+}
+
 // `harmony_escaped`: harmony text written with the 2.x escapes (render_tokens writes it so,
 // render_options::openchatml_escapes, so that content spelling a control token becomes
 // ordinary tokens); plain harmony text has no escape syntax.
@@ -135,8 +151,7 @@ result<std::vector<segment>> segments_of(std::string_view text, dialect d, const
   // 2.x-family text without escape syntax: its renderer writes a '<' before each spelling
   // in a body ("<<|end|>") and wraps a body's trailing '<' in <|literal|>…<|endliteral|>.
   // No decoder pass for either.
-  if (!s.escapes || (text.find("<<|") == std::string_view::npos &&
-                     text.find("<|literal|>") == std::string_view::npos)) {
+  if (!s.escapes || !has_escape(text)) {
     if (auto r = s.structure(0, text.size(), false); !r) return r.error();
     return std::move(s.out);
   }
@@ -237,9 +252,81 @@ void encode_range(std::string_view text, const std::vector<segment>& segs,
 class prefix_renderer {
  public:
   // The tools block is written once: work_.tools stays as it is while this lives.
-  explicit prefix_renderer(const conversation& conv) : work_(conv), memo_(work_.tools) {}
+  explicit prefix_renderer(conversation conv) : work_(std::move(conv)), memo_(work_.tools) {}
   result<std::string> operator()(std::size_t n, const render_options& ro, bool generation_prompt,
                                  std::vector<diagnostic>* warnings = nullptr) {
+    take(n);
+    render_options o = ro;
+    o.add_generation_prompt = generation_prompt;
+    o.continue_final_message = false;
+    if (generation_prompt) o.training = false;
+    return render(work_, o, warnings);
+  }
+
+  // Harmony: the first `n` messages as operator() renders them without the generation
+  // prompt, with `ends` (detail::render_harmony_marked's) marking where each message ends.
+  result<std::string> harmony_marked(std::size_t n, const render_options& ro,
+                                     std::vector<std::size_t>& ends) {
+    take(n);
+    if (detail::has_embedded(work_)) {  // not the split form: no marks (never so here)
+      return make_error(error_code::unrepresentable, "harmony_marked: a reshaped conversation");
+    }
+    render_options o = ro;
+    o.add_generation_prompt = false;
+    o.continue_final_message = false;
+    return detail::render_harmony_marked(work_, o, nullptr, &ends);
+  }
+
+  // Harmony: what operator()(n, ro, true) renders (the turn's prompt, the drop rule applied
+  // when ro.drop_analysis), cut from one render of every message without the rule: a
+  // message's text depends only on the messages before it, and the rule only leaves
+  // analysis out. Nothing when that render failed or a message's text could depend on the
+  // ones left out (a left-out message with a recipient, whose call a reply could name; a
+  // tool reply named by its place rather than its name or call id): the caller renders.
+  std::optional<std::string> harmony_prompt(std::size_t n, const render_options& ro) {
+    if (!marked_) {
+      marked_ = true;
+      take(work_.messages.size() + later_.size());
+      render_options o = ro;
+      o.add_generation_prompt = false;
+      o.continue_final_message = false;
+      o.training = false;
+      o.drop_analysis = false;
+      bool by_name = !detail::has_embedded(work_);
+      for (const message& m : work_.messages) {
+        if (m.role == role::tool && m.name.empty() && m.call_id.empty()) by_name = false;
+      }
+      if (by_name) {
+        if (auto t = detail::render_harmony_marked(work_, o, nullptr, &ends_))
+          plain_ = std::move(*t);
+      }
+    }
+    if (!plain_) return std::nullopt;
+    take(n);
+    const auto kept = detail::messages_to_render(work_, ro.drop_analysis);
+    std::string out;
+    out.reserve((n == 0 ? 0 : ends_[n - 1]) + 16 + ro.generation_role.size());
+    std::size_t next = 0;  // the first message not yet looked at
+    for (const message* m : kept) {
+      const auto i = static_cast<std::size_t>(m - work_.messages.data());
+      for (; next < i; ++next) {  // left out by the rule
+        if (!work_.messages[next].recipient.empty()) return std::nullopt;
+      }
+      const std::size_t from = i == 0 ? 0 : ends_[i - 1];
+      out.append(*plain_, from, ends_[i] - from);
+      next = i + 1;
+    }
+    for (; next < n; ++next) {
+      if (!work_.messages[next].recipient.empty()) return std::nullopt;
+    }
+    out += "<|start|>";
+    out += ro.generation_role;
+    return out;
+  }
+
+ private:
+  // Puts the first `n` messages in work_ (the others in later_).
+  void take(std::size_t n) {
     auto& ms = work_.messages;
     while (ms.size() > n) {
       later_.push_back(std::move(ms.back()));
@@ -249,20 +336,18 @@ class prefix_renderer {
       ms.push_back(std::move(later_.back()));
       later_.pop_back();
     }
-    render_options o = ro;
-    o.add_generation_prompt = generation_prompt;
-    o.continue_final_message = false;
-    if (generation_prompt) o.training = false;
-    return render(work_, o, warnings);
   }
 
- private:
   conversation work_;
   detail::render_memo_scope memo_;
   std::vector<message> later_;
+  bool marked_ = false;               // harmony_prompt's render was tried
+  std::optional<std::string> plain_;  // every message, without the drop rule or training
+  std::vector<std::size_t> ends_;     // where each message ends in plain_
 };
 
-result<std::vector<detail::planned_example>> plan_examples(const conversation& conv,
+// `roles`: the conversation's, message by message (render_first holds its messages).
+result<std::vector<detail::planned_example>> plan_examples(const std::vector<role>& roles,
                                                            prefix_renderer& render_first,
                                                            const render_options& ro,
                                                            std::string whole,
@@ -270,16 +355,21 @@ result<std::vector<detail::planned_example>> plan_examples(const conversation& c
   const auto& codec = detail::codec_of(ro.dialect);
   const bool keep = to.turns == trained_turns::keep_reasoning;
   detail::turn_renders r{
-      .messages = conv.messages.size(),
-      .is_assistant = [&conv](std::size_t i) { return conv.messages[i].role == role::assistant; },
-      .is_user = [&conv](std::size_t i) { return conv.messages[i].role == role::user; },
-      .render_prompt = [&](std::size_t n) { return render_first(n, ro, true); },
+      .messages = roles.size(),
+      .is_assistant = [&roles](std::size_t i) { return roles[i] == role::assistant; },
+      .is_user = [&roles](std::size_t i) { return roles[i] == role::user; },
+      .render_prompt = [&](std::size_t n) -> result<std::string> {
+        if (ro.dialect == dialect::harmony) {
+          if (auto p = render_first.harmony_prompt(n, ro)) return std::move(*p);
+        }
+        return render_first(n, ro, true);
+      },
       .render_example =
           [&](std::size_t n) {
             // A training text ends in what the model sampled (harmony's <|return|>); under
             // keep_reasoning an earlier turn is trained as history writes it.
             render_options o = ro;
-            o.training = !keep || n == conv.messages.size();
+            o.training = !keep || n == roles.size();
             return render_first(n, o, false);
           },
       .stops = {codec.info.stop.begin(), codec.info.stop.end()},
@@ -302,8 +392,19 @@ result<std::vector<detail::planned_example>> plan_examples(const conversation& c
     r.render_sampled = [&, gen](std::size_t s, std::size_t n,
                                 std::string_view prompt) -> result<std::string> {
       render_options o = ro;
-      o.training = !keep || n == conv.messages.size();
+      o.training = !keep || n == roles.size();
       o.drop_analysis = false;
+      if (ro.dialect == dialect::harmony && prompt.ends_with(gen) && s > 0 && s < n) {
+        // Without the drop rule the first s messages are the first ends[s - 1] bytes of the
+        // turn's text (training's <|return|> ends only the last message): no render of
+        // their own.
+        std::vector<std::size_t> ends;
+        auto through = render_first.harmony_marked(n, o, ends);
+        if (!through) return through;
+        std::string history(prompt.substr(0, prompt.size() - gen.size()));
+        history.append(*through, ends[s - 1]);
+        return history;
+      }
       auto through = render_first(n, o, false);
       if (!through) return through;
       o.training = false;
@@ -351,16 +452,28 @@ result<token_sequence> encode_example(std::string_view text,
 // turn's prompt); `back` names the caller's messages in diagnostics.
 struct prepared {
   detail::origin_map origins;
-  conversation split;
+  conversation own;  // the split form, or the caller's conversation when given up
   bool reshape = false;
+  bool owned = false;
   const conversation* c = nullptr;
 
-  prepared(const conversation& conv, dialect d)
+  // `given`: conv itself, given up by the caller (its texts are moved), or null.
+  prepared(const conversation& conv, conversation* given, dialect d)
       : reshape(detail::codec_of(d).shape == detail::turn_shape::split &&
-                detail::has_embedded(conv)) {
-    if (reshape) split = detail::split_form(conv, &origins);
-    c = reshape ? &split : &conv;
+                detail::has_embedded(conv)),
+        owned(reshape || given != nullptr) {
+    // The split form is rendered only (split-family renderers never read the tools).
+    if (reshape && given != nullptr) {
+      own = detail::split_form(std::move(*given), &origins, detail::split_copy::no_tools);
+    } else if (reshape) {
+      own = detail::split_form(conv, &origins, detail::split_copy::no_tools);
+    } else if (given != nullptr) {
+      own = std::move(*given);
+    }
+    c = owned ? &own : &conv;
   }
+  // The conversation to render, for a renderer to keep: given up when it is this one's.
+  conversation take() { return owned ? std::move(own) : conversation(*c); }
   diagnostic back(diagnostic d) const {
     if (reshape) detail::relocate(d, origins);
     return d;
@@ -433,12 +546,13 @@ result<std::vector<token_sequence>> fit_turns(
       });
 }
 
-result<std::vector<token_sequence>> examples_of(const conversation& conv,
+// `given`: conv itself when the caller gives it up, or null.
+result<std::vector<token_sequence>> examples_of(const conversation& conv, conversation* given,
                                                 const render_options& options, const tokenizer& tok,
                                                 const token_render_options& token_options) {
   token_render_options to = token_options;
   to.training = true;
-  const prepared p(conv, options.dialect);
+  prepared p(conv, given, options.dialect);
   render_options ro = token_render_of(options, to);
   ro.training = true;
   ro.add_generation_prompt = false;
@@ -448,11 +562,14 @@ result<std::vector<token_sequence>> examples_of(const conversation& conv,
     ro.drop_analysis = false;
   }
   std::vector<diagnostic> warnings;
-  prefix_renderer render_first(*p.c);
-  auto text = render_first(p.c->messages.size(), ro, false, &warnings);
+  std::vector<role> roles;
+  roles.reserve(p.c->messages.size());
+  for (const message& m : p.c->messages) roles.push_back(m.role);
+  prefix_renderer render_first(p.take());
+  auto text = render_first(roles.size(), ro, false, &warnings);
   p.back(warnings);
   if (!text) return p.back(text.error());
-  auto plan = plan_examples(*p.c, render_first, ro, std::move(*text), to);
+  auto plan = plan_examples(roles, render_first, ro, std::move(*text), to);
   if (!plan) return p.back(plan.error());
   std::vector<token_sequence> out;
   out.reserve(plan->size());
@@ -469,7 +586,7 @@ result<std::vector<token_sequence>> examples_of(const conversation& conv,
 result<std::vector<token_sequence>> prompt_of(const conversation& conv,
                                               const render_options& options, const tokenizer& tok,
                                               const token_render_options& token_options) {
-  const prepared p(conv, options.dialect);
+  const prepared p(conv, nullptr, options.dialect);
   std::vector<diagnostic> warnings;
   auto text = render(*p.c, token_render_of(options, token_options), &warnings);
   p.back(warnings);
@@ -489,8 +606,17 @@ result<std::vector<token_sequence>> render_examples(const conversation& conv,
                                                     const tokenizer& tok,
                                                     const token_render_options& token_options) {
   return fit_turns(conv, token_options, [&](const conversation& c) {
-    return examples_of(c, options, tok, token_options);
+    return examples_of(c, nullptr, options, tok, token_options);
   });
+}
+
+result<std::vector<token_sequence>> detail::render_examples_of(
+    conversation&& conv, const render_options& options, const tokenizer& tok,
+    const token_render_options& token_options) {
+  if (token_options.max_tokens != 0 && token_options.truncate == truncation::turns) {
+    return render_examples(conv, options, tok, token_options);  // renders cut copies
+  }
+  return examples_of(conv, &conv, options, tok, token_options);
 }
 
 result<token_sequence> render_tokens(const conversation& conv, const render_options& options,

@@ -2,6 +2,7 @@
 #include "api/trained_turns.hpp"
 
 #include <algorithm>
+#include <cstring>
 #include <optional>
 
 #include "core/message_path.hpp"
@@ -49,6 +50,21 @@ std::optional<std::string> turn_from_end(std::string_view prompt, std::string_vi
   return std::string(through.substr(best + gen.size()));
 }
 
+// text.rfind(needle), jumping between the needle's first bytes with memrchr (a stop that
+// is not in a long turn costs a scan, not a compare at every byte); npos for "".
+std::size_t last_of(std::string_view text, std::string_view needle) {
+  if (needle.empty() || needle.size() > text.size()) return std::string_view::npos;
+  std::size_t n = text.size() - needle.size() + 1;  // candidate starts: [0, n)
+  while (n > 0) {
+    const void* hit = memrchr(text.data(), needle[0], n);
+    if (hit == nullptr) break;
+    const auto at = static_cast<std::size_t>(static_cast<const char*>(hit) - text.data());
+    if (text.compare(at, needle.size(), needle) == 0) return at;
+    n = at;
+  }
+  return std::string_view::npos;
+}
+
 struct planner {
   const turn_renders& r;
   const token_render_options& to;
@@ -94,7 +110,7 @@ struct planner {
     const std::string_view turn_text = std::string_view(t.sampled).substr(t.prompt.size());
     std::size_t last = std::string_view::npos;
     for (const std::string_view stop : r.stops) {
-      const std::size_t at = stop.empty() ? std::string_view::npos : turn_text.rfind(stop);
+      const std::size_t at = last_of(turn_text, stop);
       if (at != std::string_view::npos &&
           (last == std::string_view::npos || at + stop.size() > last)) {
         last = at + stop.size();

@@ -2,10 +2,12 @@
 // split_form and grouped_form: the two shapes of assistant turns.
 #include <algorithm>
 #include <map>
+#include <type_traits>
 
 #include "core/codec.hpp"
 #include "core/json_extent.hpp"
 #include "interchange/shape.hpp"
+#include "interchange/simd_json.hpp"
 #include "ocml/convert.hpp"
 #include "ocml/json.hpp"
 #include "ocml/model.hpp"
@@ -28,20 +30,42 @@ void note(detail::origin_map* origins, piece kind, std::size_t i, std::size_t ca
   if (origins != nullptr) origins->push_back({.kind = kind, .message = i, .call = call});
 }
 
-void expand(const message& m, std::vector<message>& out, std::size_t i,
-            detail::origin_map* origins) {
-  if (!m.reasoning.empty()) {
+// `m`'s text moved when the caller gives it up (M is message), copied otherwise.
+template <typename M>
+decltype(auto) give(M& /*owner*/, auto& field) {
+  if constexpr (std::is_const_v<M>) {
+    return static_cast<const std::remove_reference_t<decltype(field)>&>(field);
+  } else {
+    return std::move(field);
+  }
+}
+
+template <typename M>
+void expand(M& m, std::vector<message>& out, std::size_t i, detail::origin_map* origins) {
+  const bool reasoning = !m.reasoning.empty();
+  const bool calls = !m.tool_calls.empty();
+  const bool thoughts = !m.reflection.empty() || !m.introspection.empty();
+  if (reasoning) {
     note(origins, piece::reasoning, i);
     message a;
     a.role = role::assistant;
     a.channel = "analysis";
-    a.content = m.reasoning;
+    a.content = give(m, m.reasoning);
     out.push_back(std::move(a));
   }
-  const bool calls = !m.tool_calls.empty();
-  const bool thoughts = !m.reflection.empty() || !m.introspection.empty();
-  if (!m.content.empty() || thoughts || (!calls && m.reasoning.empty())) {
-    message f = m;
+  // The calls, before `m` is given up whole below.
+  std::vector<tool_call> moved_calls;
+  if constexpr (!std::is_const_v<M>) moved_calls = std::move(m.tool_calls);
+  auto& tcs = [&]() -> auto& {
+    if constexpr (std::is_const_v<M>) {
+      return m.tool_calls;
+    } else {
+      return moved_calls;
+    }
+  }
+  ();
+  if (!m.content.empty() || thoughts || (!calls && !reasoning)) {
+    message f = give(m, m);
     f.reasoning.clear();
     f.tool_calls.clear();
     if (calls) {
@@ -54,43 +78,40 @@ void expand(const message& m, std::vector<message>& out, std::size_t i,
     note(origins, piece::whole, i);
     out.push_back(std::move(f));
   }
-  for (std::size_t j = 0; j < m.tool_calls.size(); ++j) {
-    const tool_call& tc = m.tool_calls[j];
+  for (std::size_t j = 0; j < tcs.size(); ++j) {
+    auto& tc = tcs[j];
     note(origins, piece::call, i, j);
     message c;
     c.role = role::assistant;
     c.channel = "commentary";
     c.recipient = recipient_of(tc.name);
-    c.call_id = tc.id;
-    c.content = tc.arguments;
+    c.call_id = give(m, tc.id);
     if (detail::json_too_deep(tc.arguments, default_max_json_depth) == std::string_view::npos &&
-        json::accept(tc.arguments)) {
+        detail::json_text_valid(tc.arguments)) {
       c.constrain = "json";
     }
+    c.content = give(m, tc.arguments);
     c.end = end_token::call;
     out.push_back(std::move(c));
   }
 }
 
-}  // namespace
-
-conversation split_form(const conversation& c) {
-  return detail::split_form(c, nullptr);
-}
-
-conversation detail::split_form(const conversation& c, origin_map* origins) {
+// split_form of `c`, its messages copied (C const) or moved.
+template <typename C>
+conversation split(C& c, detail::origin_map* origins, detail::split_copy what) {
   conversation out;
-  out.header = c.header;
-  out.tools = c.tools;
-  out.document = c.document;
+  out.header = give(c, c.header);
+  if (what == detail::split_copy::all) out.tools = give(c, c.tools);
+  out.document = give(c, c.document);
+  out.messages.reserve(c.messages.size());
   for (std::size_t i = 0; i < c.messages.size(); ++i) {
-    const message& m = c.messages[i];
+    auto& m = c.messages[i];
     if (m.role == role::assistant && (!m.reasoning.empty() || !m.tool_calls.empty())) {
       expand(m, out.messages, i, origins);
       continue;
     }
     note(origins, piece::whole, i);
-    message x = m;
+    message x = give(c, m);
     if (x.role == role::tool) {
       if (!x.name.empty() && x.name.find('.') == std::string::npos) x.name = "functions." + x.name;
       if (x.channel.empty()) x.channel = "commentary";
@@ -99,6 +120,20 @@ conversation detail::split_form(const conversation& c, origin_map* origins) {
     out.messages.push_back(std::move(x));
   }
   return out;
+}
+
+}  // namespace
+
+conversation split_form(const conversation& c) {
+  return detail::split_form(c, nullptr);
+}
+
+conversation detail::split_form(const conversation& c, origin_map* origins, split_copy what) {
+  return split(c, origins, what);
+}
+
+conversation detail::split_form(conversation&& c, origin_map* origins, split_copy what) {
+  return split(c, origins, what);
 }
 
 bool detail::is_grouped(const conversation& c) {

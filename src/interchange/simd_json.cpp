@@ -339,6 +339,19 @@ simdjson::simdjson_result<simdjson::dom::element> parse_nested(std::string_view 
   return parse_padded(nested_parser(), buffer, text);
 }
 
+bool json_text_valid(std::string_view text) {
+  // simdjson accepts a subset of what nlohmann::json::accept does, save lone UTF-16
+  // surrogates written as \u escapes: text with an escape, or that simdjson refuses (a
+  // number out of its range, say), is nlohmann's to judge.
+  if (text.find("\\u") == std::string_view::npos) {
+    thread_local simdjson::dom::parser parser;  // its own: no other parse's elements die
+    thread_local std::string buffer;
+    simdjson::dom::element e;
+    if (parse_padded(parser, buffer, text).get(e) == simdjson::SUCCESS) return true;
+  }
+  return json::accept(text);
+}
+
 bool python_dumps_text(std::string_view text, std::string& out) {
   simdjson::dom::element doc;
   if (parse_nested(text).get(doc) != simdjson::SUCCESS) return false;

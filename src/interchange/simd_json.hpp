@@ -38,6 +38,10 @@ namespace ocml::detail {
 /// parse_nested. Both refuse nesting deeper than simdjson's 1024 levels (DEPTH_ERROR).
 [[nodiscard]] simdjson::simdjson_result<simdjson::dom::element> parse_nested(std::string_view text);
 
+/// nlohmann::json::accept(text), answered by simdjson where it can (a thread parser of its
+/// own: the elements of parse_document and parse_nested stay valid).
+[[nodiscard]] bool json_text_valid(std::string_view text);
+
 /// True when no key of `e` (if it is an object) appears twice. The fast paths read objects
 /// by key and decline duplicates, which readers resolve differently.
 [[nodiscard]] bool unique_keys(simdjson::dom::element e);

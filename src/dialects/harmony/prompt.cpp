@@ -41,29 +41,33 @@ conversation build(Conversation&& c, const prompt_options& options) {
   system_content sys = options.system;
   apply_generation_settings(c.header.generation_settings, sys);
   conversation out;
-  out.header = c.header;
-  out.tools = c.tools;
   message system;
   system.role = role::system;
   system.content = render_system_content(sys, !c.tools.empty());
   out.messages.push_back(std::move(system));
 
-  developer_content dev;
+  std::optional<std::string> instructions;
   std::vector<std::size_t> rest;
   for (std::size_t i = 0; i < c.messages.size(); ++i) {
     const message& m = c.messages[i];
     if (m.role == role::system || m.role == role::developer) {
-      dev.instructions = dev.instructions ? *dev.instructions + "\n\n" + m.content : m.content;
+      instructions = instructions ? *instructions + "\n\n" + m.content : m.content;
     } else {
       rest.push_back(i);
     }
   }
-  if (!c.tools.empty()) dev.tools.push_back(functions_namespace(c.tools));
-  if (dev.instructions || !dev.tools.empty()) {
+  if (instructions || !c.tools.empty()) {
     message developer;
     developer.role = role::developer;
-    developer.content = render_developer_content(dev);
+    developer.content = detail::harmony_developer_text(instructions, c.tools);
     out.messages.push_back(std::move(developer));
+  }
+  if constexpr (move) {
+    out.header = std::move(c.header);
+    out.tools = std::move(c.tools);
+  } else {
+    out.header = c.header;
+    out.tools = c.tools;
   }
   out.messages.reserve(out.messages.size() + rest.size());
   for (const std::size_t i : rest) {

@@ -7,6 +7,10 @@
 #include "core/message_path.hpp"
 #include "ocml/model.hpp"
 
+#include <optional>
+#include <string>
+#include <vector>
+
 namespace ocml::detail {
 
 /// For build_prompt(c, ...): the system message is ocml's own, the developer message is
@@ -16,5 +20,10 @@ namespace ocml::detail {
 /// gpt-oss's system and developer messages: present when a system message holds
 /// "# Valid channels:"; built with the reasoning effort and date asked for.
 extern const preamble_hooks kHarmonyPreamble;
+
+/// harmony::render_developer_content of {instructions, {functions_namespace(functions)}},
+/// written from the tools themselves (no copy of their schemas).
+[[nodiscard]] std::string harmony_developer_text(const std::optional<std::string>& instructions,
+                                                 const std::vector<tool>& functions);
 
 }  // namespace ocml::detail

@@ -71,7 +71,15 @@ std::string_view harmony_spelling(std::string_view text) {
 
 result<std::string> render_harmony(const conversation& c, const render_options& o,
                                    std::vector<diagnostic>* warnings) {
+  return render_harmony_marked(c, o, warnings, nullptr);
+}
+
+result<std::string> render_harmony_marked(const conversation& c, const render_options& o,
+                                          std::vector<diagnostic>* warnings,
+                                          std::vector<std::size_t>* ends) {
   std::string out;
+  std::size_t filled = 0;  // ends[i] is known for i < filled
+  if (ends != nullptr) ends->assign(c.messages.size(), 0);
   if (c.header.present) warn_dropped(warnings, "header", "a YAML document header", "harmony");
   const auto msgs = messages_to_render(c, o.drop_analysis);
   std::size_t size = 32;  // what the text will hold, near enough to grow it once
@@ -81,6 +89,7 @@ result<std::string> render_harmony(const conversation& c, const render_options& 
   for (std::size_t k = 0; k < msgs.size(); replies.seen(k++)) {
     const message& m = *msgs[k];
     const std::size_t at = static_cast<std::size_t>(msgs[k] - c.messages.data());
+    const std::size_t begins = out.size();
     std::string err;
     out += "<|start|>";
     if (m.role == role::tool) {
@@ -167,6 +176,14 @@ result<std::string> render_harmony(const conversation& c, const render_options& 
     } else {
       out += call ? "<|call|>" : "<|end|>";
     }
+    if (ends != nullptr) {
+      // The messages the drop rule left out before this one end where it begins.
+      for (; filled < at; ++filled) (*ends)[filled] = begins;
+      (*ends)[filled++] = out.size();
+    }
+  }
+  if (ends != nullptr) {
+    for (; filled < c.messages.size(); ++filled) (*ends)[filled] = out.size();
   }
   if (o.add_generation_prompt) {
     out += "<|start|>";

@@ -2,6 +2,8 @@
 // harmony's system and developer message texts, and its built-in tool namespaces.
 #include <algorithm>
 #include <string>
+#include <unordered_map>
+#include <vector>
 
 #include "core/join.hpp"
 #include "ocml/harmony.hpp"
@@ -26,32 +28,86 @@ std::vector<std::string_view> rust_lines(std::string_view s) {
 
 using detail::join;
 
-std::string tools_section(std::vector<tool_namespace> namespaces) {
-  std::sort(namespaces.begin(), namespaces.end(),
-            [](const tool_namespace& a, const tool_namespace& b) { return a.name < b.name; });
-  std::vector<std::string> sections{"# Tools"};
-  for (const auto& ns : namespaces) {
-    std::vector<std::string> lines{"## " + ns.name + "\n"};
-    if (ns.description) {
-      for (auto line : rust_lines(*ns.description)) {
-        lines.push_back(ns.tools.empty() ? std::string(line) : "// " + std::string(line));
-      }
+// schema_to_typescript(parameters, "") of a tool by this name, remembered by the thread: a
+// dataset declares the same tools in conversation after conversation (in changing sets
+// and orders), and comparing a schema costs less than writing its TypeScript again. A
+// schema is compared whole, never by a hash; the memo is forgotten at kMaxTypescripts.
+constexpr std::size_t kMaxTypescripts = 1024;
+
+const std::string& typescript_of(const std::string& name, const json& parameters) {
+  struct entry {
+    json parameters;
+    std::string text;
+  };
+  thread_local std::unordered_map<std::string, std::vector<entry>> memo;
+  thread_local std::size_t held = 0;
+  if (auto it = memo.find(name); it != memo.end()) {
+    for (const entry& e : it->second) {
+      if (e.parameters == parameters) return e.text;
     }
-    if (!ns.tools.empty()) {
-      lines.push_back("namespace " + ns.name + " {\n");
-      for (const auto& t : ns.tools) {
-        for (auto line : rust_lines(t.description)) lines.push_back("// " + std::string(line));
-        if (t.parameters.is_null()) {
-          lines.push_back("type " + t.name + " = () => any;\n");
-        } else {
-          lines.push_back("type " + t.name + " = (_: " + schema_to_typescript(t.parameters, "") +
-                          ") => any;\n");
-        }
-      }
-      lines.push_back("} // namespace " + ns.name);
-    }
-    sections.push_back(join(lines, "\n"));
   }
+  std::string text = schema_to_typescript(parameters, "");
+  if (held >= kMaxTypescripts) {
+    memo.clear();
+    held = 0;
+  }
+  auto& slot = memo[name];
+  slot.push_back({parameters, std::move(text)});
+  ++held;
+  return slot.back().text;
+}
+
+// One namespace's section; `Tools` holds tool_description or tool (name, description,
+// parameters), so the functions namespace is written from the conversation's tools
+// without a copy of their schemas.
+template <typename Tools>
+std::string namespace_section(const std::string& name, const std::optional<std::string>& about,
+                              const Tools& tools) {
+  std::vector<std::string> lines{"## " + name + "\n"};
+  if (about) {
+    for (auto line : rust_lines(*about)) {
+      lines.push_back(tools.empty() ? std::string(line) : "// " + std::string(line));
+    }
+  }
+  if (!tools.empty()) {
+    lines.push_back("namespace " + name + " {\n");
+    for (const auto& t : tools) {
+      for (auto line : rust_lines(t.description)) lines.push_back("// " + std::string(line));
+      if (t.parameters.is_null()) {
+        lines.push_back("type " + t.name + " = () => any;\n");
+      } else {
+        lines.push_back("type " + t.name + " = (_: " + typescript_of(t.name, t.parameters) +
+                        ") => any;\n");
+      }
+    }
+    lines.push_back("} // namespace " + name);
+  }
+  return join(lines, "\n");
+}
+
+const std::string kFunctions = "functions";
+
+// The "# Tools" section: `namespaces` and, when `functions` is given, the functions
+// namespace made of those tools (functions_namespace's), in name order.
+std::string tools_section(const std::vector<tool_namespace>& namespaces,
+                          const std::vector<tool>* functions = nullptr) {
+  std::vector<const tool_namespace*> order;
+  order.reserve(namespaces.size());
+  for (const auto& ns : namespaces) order.push_back(&ns);
+  std::stable_sort(
+      order.begin(), order.end(),
+      [](const tool_namespace* a, const tool_namespace* b) { return a->name < b->name; });
+  std::vector<std::string> sections{"# Tools"};
+  bool pending = functions != nullptr;
+  const auto put_functions = [&] {
+    sections.push_back(namespace_section(kFunctions, std::nullopt, *functions));
+    pending = false;
+  };
+  for (const tool_namespace* ns : order) {
+    if (pending && !(ns->name < kFunctions)) put_functions();
+    sections.push_back(namespace_section(ns->name, ns->description, ns->tools));
+  }
+  if (pending) put_functions();
   return join(sections, "\n\n");
 }
 
@@ -99,6 +155,25 @@ std::string render_developer_content(const developer_content& d) {
   if (!d.tools.empty()) sections.push_back(tools_section(d.tools));
   return join(sections, "\n\n");
 }
+
+}  // namespace ocml::harmony
+
+namespace ocml::detail {
+
+std::string harmony_developer_text(const std::optional<std::string>& instructions,
+                                   const std::vector<tool>& functions) {
+  std::vector<std::string> sections;
+  if (instructions) {
+    sections.emplace_back("# Instructions");
+    sections.push_back(*instructions);
+  }
+  if (!functions.empty()) sections.push_back(harmony::tools_section({}, &functions));
+  return join(sections, "\n\n");
+}
+
+}  // namespace ocml::detail
+
+namespace ocml::harmony {
 
 tool_namespace functions_namespace(const std::vector<tool>& tools) {
   tool_namespace ns;

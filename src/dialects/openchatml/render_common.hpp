@@ -43,6 +43,14 @@ void warn_dropped(std::vector<diagnostic>* warnings, std::string_view path, std:
                                                     std::vector<diagnostic>* warnings);
 [[nodiscard]] result<std::string> render_harmony(const conversation& c, const render_options& o,
                                                  std::vector<diagnostic>* warnings);
+/// render_harmony, noting in `ends` (when given; resized to c.messages.size()) the text's
+/// size after each message: a message's text depends only on the messages before it, so
+/// the text of the first i + 1 messages without training's <|return|> is the first
+/// ends[i] bytes (a message the drop rule left out ends where the one before it did).
+[[nodiscard]] result<std::string> render_harmony_marked(const conversation& c,
+                                                        const render_options& o,
+                                                        std::vector<diagnostic>* warnings,
+                                                        std::vector<std::size_t>* ends);
 
 /// The family's codec entries: calls and reasoning written inside messages are split into
 /// messages of their own first; `o.dialect` picks 2.2/2.0 or harmony.
