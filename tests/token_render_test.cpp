@@ -418,6 +418,24 @@ TEST(TokenRender, HarmonyTurnPromptsAreTheInferencePrompts) {
       auto prompt = ocml::render(sub, po);
       ASSERT_TRUE(prompt.ok()) << prompt.error().to_string();
       EXPECT_EQ(x.text.substr(0, x.trained[0].first), *prompt) << "turn at " << s;
+      // Then the turn as sampled: its messages rendered without the drop rule after the
+      // ones before it, the last ending in <|return|> when it is the final answer.
+      std::size_t e = s;
+      while (e + 1 < ms.size() && ms[e + 1].role == role::assistant) ++e;
+      ocml::render_options to = ro;
+      to.drop_analysis = false;
+      to.openchatml_escapes = true;
+      auto before = ocml::render(sub, to);
+      sub.messages.assign(ms.begin(), ms.begin() + static_cast<std::ptrdiff_t>(e) + 1);
+      to.training = true;
+      auto through = ocml::render(sub, to);
+      ASSERT_TRUE(before.ok() && through.ok());
+      ASSERT_TRUE(through->starts_with(*before));
+      const std::string_view gen = "<|start|>assistant";
+      ASSERT_TRUE(prompt->ends_with(gen));
+      EXPECT_EQ(x.text,
+                prompt->substr(0, prompt->size() - gen.size()) + through->substr(before->size()))
+          << "turn at " << s;
       ++checked;
     }
   }

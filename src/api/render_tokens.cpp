@@ -278,30 +278,13 @@ class prefix_renderer {
   }
 
   // Harmony: what operator()(n, ro, true) renders (the turn's prompt, the drop rule applied
-  // when ro.drop_analysis), cut from one render of every message without the rule: a
-  // message's text depends only on the messages before it, and the rule only leaves
-  // analysis out. Nothing when that render failed or a message's text could depend on the
-  // ones left out (a left-out message with a recipient, whose call a reply could name; a
-  // tool reply named by its place rather than its name or call id): the caller renders.
+  // when ro.drop_analysis), cut from plain(): a message's text depends only on the
+  // messages before it, and the rule only leaves analysis out. Nothing when plain() failed
+  // or a message's text could depend on the ones left out (a left-out message with a
+  // recipient, whose call a reply could name; a tool reply named by its place rather than
+  // its name or call id): the caller renders.
   std::optional<std::string> harmony_prompt(std::size_t n, const render_options& ro) {
-    if (!marked_) {
-      marked_ = true;
-      take(work_.messages.size() + later_.size());
-      render_options o = ro;
-      o.add_generation_prompt = false;
-      o.continue_final_message = false;
-      o.training = false;
-      o.drop_analysis = false;
-      bool by_name = !detail::has_embedded(work_);
-      for (const message& m : work_.messages) {
-        if (m.role == role::tool && m.name.empty() && m.call_id.empty()) by_name = false;
-      }
-      if (by_name) {
-        if (auto t = detail::render_harmony_marked(work_, o, nullptr, &ends_))
-          plain_ = std::move(*t);
-      }
-    }
-    if (!plain_) return std::nullopt;
+    if (!plain(ro) || !by_name_) return std::nullopt;
     take(n);
     const auto kept = detail::messages_to_render(work_, ro.drop_analysis);
     std::string out;
@@ -324,6 +307,20 @@ class prefix_renderer {
     return out;
   }
 
+  // Harmony: messages [s, n) as operator()(n, o, false) renders them without the drop rule
+  // (o.training: the last one ends as sampled), cut from plain(): the same messages render
+  // the same text, but for the last one's end token. Nothing when plain() failed.
+  std::optional<std::string> harmony_turn(std::size_t s, std::size_t n, const render_options& o) {
+    if (s == 0 || s >= n || !plain(o)) return std::nullopt;
+    take(n);
+    const message& last = work_.messages[n - 1];
+    const std::string_view plain_end = detail::harmony_end(last, false);
+    const std::string_view end = detail::harmony_end(last, o.training);
+    std::string out(*plain_, ends_[s - 1], ends_[n - 1] - plain_end.size() - ends_[s - 1]);
+    out += end;
+    return out;
+  }
+
  private:
   // Puts the first `n` messages in work_ (the others in later_).
   void take(std::size_t n) {
@@ -338,12 +335,33 @@ class prefix_renderer {
     }
   }
 
+  // Harmony: renders every message once, without the drop rule or training, noting where
+  // each ends (the ones after are cut from it). False when that render failed.
+  bool plain(const render_options& ro) {
+    if (!marked_) {
+      marked_ = true;
+      take(work_.messages.size() + later_.size());
+      if (detail::has_embedded(work_)) return false;  // not the split form (never so here)
+      render_options o = ro;
+      o.add_generation_prompt = false;
+      o.continue_final_message = false;
+      o.training = false;
+      o.drop_analysis = false;
+      by_name_ = std::none_of(work_.messages.begin(), work_.messages.end(), [](const message& m) {
+        return m.role == role::tool && m.name.empty() && m.call_id.empty();
+      });
+      if (auto t = detail::render_harmony_marked(work_, o, nullptr, &ends_)) plain_ = std::move(*t);
+    }
+    return plain_.has_value();
+  }
+
   conversation work_;
   detail::render_memo_scope memo_;
   std::vector<message> later_;
-  bool marked_ = false;               // harmony_prompt's render was tried
+  bool marked_ = false;               // plain() was tried
   std::optional<std::string> plain_;  // every message, without the drop rule or training
   std::vector<std::size_t> ends_;     // where each message ends in plain_
+  bool by_name_ = false;              // every tool reply has a name or a call id
 };
 
 // `roles`: the conversation's, message by message (render_first holds its messages).
@@ -395,6 +413,11 @@ result<std::vector<detail::planned_example>> plan_examples(const std::vector<rol
       o.training = !keep || n == roles.size();
       o.drop_analysis = false;
       if (ro.dialect == dialect::harmony && prompt.ends_with(gen) && s > 0 && s < n) {
+        if (auto turn = render_first.harmony_turn(s, n, o)) {
+          std::string history(prompt.substr(0, prompt.size() - gen.size()));
+          history += *turn;
+          return history;
+        }
         // Without the drop rule the first s messages are the first ends[s - 1] bytes of the
         // turn's text (training's <|return|> ends only the last message): no render of
         // their own.

@@ -69,6 +69,11 @@ std::string_view harmony_spelling(std::string_view text) {
 
 }  // namespace
 
+std::string_view harmony_end(const message& m, bool sampled_last) {
+  if (sampled_last && m.role == role::assistant && m.channel == "final") return "<|return|>";
+  return m.role == role::assistant && !m.recipient.empty() ? "<|call|>" : "<|end|>";
+}
+
 result<std::string> render_harmony(const conversation& c, const render_options& o,
                                    std::vector<diagnostic>* warnings) {
   return render_harmony_marked(c, o, warnings, nullptr);
@@ -169,13 +174,7 @@ result<std::string> render_harmony_marked(const conversation& c, const render_op
     } else {
       out += m.content;
     }
-    const bool call = m.role == role::assistant && !m.recipient.empty();
-    const bool last = k + 1 == msgs.size();
-    if (o.training && last && m.role == role::assistant && m.channel == "final") {
-      out += "<|return|>";
-    } else {
-      out += call ? "<|call|>" : "<|end|>";
-    }
+    out += harmony_end(m, o.training && k + 1 == msgs.size());
     if (ends != nullptr) {
       // The messages the drop rule left out before this one end where it begins.
       for (; filled < at; ++filled) (*ends)[filled] = begins;

@@ -43,6 +43,10 @@ void warn_dropped(std::vector<diagnostic>* warnings, std::string_view path, std:
                                                     std::vector<diagnostic>* warnings);
 [[nodiscard]] result<std::string> render_harmony(const conversation& c, const render_options& o,
                                                  std::vector<diagnostic>* warnings);
+/// The token that ends message `m` in harmony: <|return|> for a final answer that ends a
+/// training text (`sampled_last`), <|call|> for a call, else <|end|>.
+[[nodiscard]] std::string_view harmony_end(const message& m, bool sampled_last);
+
 /// render_harmony, noting in `ends` (when given; resized to c.messages.size()) the text's
 /// size after each message: a message's text depends only on the messages before it, so
 /// the text of the first i + 1 messages without training's <|return|> is the first
