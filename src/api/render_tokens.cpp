@@ -285,8 +285,8 @@ class prefix_renderer {
   // its name or call id): the caller renders.
   std::optional<std::string> harmony_prompt(std::size_t n, const render_options& ro) {
     if (!plain(ro) || !by_name_) return std::nullopt;
-    take(n);
-    const auto kept = detail::messages_to_render(work_, ro.drop_analysis);
+    take_all();  // as plain() left them, unless a render since took fewer
+    const auto kept = detail::messages_to_render(work_.messages, n, ro.drop_analysis);
     std::string out;
     out.reserve((n == 0 ? 0 : ends_[n - 1]) + 16 + ro.generation_role.size());
     std::size_t next = 0;  // the first message not yet looked at
@@ -312,7 +312,7 @@ class prefix_renderer {
   // the same text, but for the last one's end token. Nothing when plain() failed.
   std::optional<std::string> harmony_turn(std::size_t s, std::size_t n, const render_options& o) {
     if (s == 0 || s >= n || !plain(o)) return std::nullopt;
-    take(n);
+    take_all();
     const message& last = work_.messages[n - 1];
     const std::string_view plain_end = detail::harmony_end(last, false);
     const std::string_view end = detail::harmony_end(last, o.training);
@@ -322,6 +322,8 @@ class prefix_renderer {
   }
 
  private:
+  void take_all() { take(work_.messages.size() + later_.size()); }
+
   // Puts the first `n` messages in work_ (the others in later_).
   void take(std::size_t n) {
     auto& ms = work_.messages;
@@ -340,7 +342,7 @@ class prefix_renderer {
   bool plain(const render_options& ro) {
     if (!marked_) {
       marked_ = true;
-      take(work_.messages.size() + later_.size());
+      take_all();
       if (detail::has_embedded(work_)) return false;  // not the split form (never so here)
       render_options o = ro;
       o.add_generation_prompt = false;

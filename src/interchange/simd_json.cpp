@@ -2,6 +2,7 @@
 #include "interchange/simd_json.hpp"
 
 #include <simdjson.h>
+#include <algorithm>
 
 #include <charconv>
 
@@ -30,13 +31,30 @@ json to_nlohmann(simdjson::dom::element e) {
   switch (e.type()) {
     case simdjson::dom::element_type::OBJECT: {
       json o = json::object();
-      for (auto field : simdjson::dom::object(e))
-        o[std::string(field.key)] = to_nlohmann(field.value);
+      auto& members = o.get_ref<json::object_t&>();
+      // Appended in place (operator[] would insert a null and assign over it); a key given
+      // twice keeps its first place and takes its last value, as operator[] does.
+      auto& in_order = static_cast<json::object_t::Container&>(members);
+      const simdjson::dom::object obj(e);
+      in_order.reserve(obj.size());
+      for (auto field : obj) {
+        const std::string_view key = field.key;
+        const auto same = std::find_if(in_order.begin(), in_order.end(),
+                                       [key](const auto& kv) { return kv.first == key; });
+        if (same != in_order.end()) {
+          same->second = to_nlohmann(field.value);
+        } else {
+          in_order.emplace_back(std::string(key), to_nlohmann(field.value));
+        }
+      }
       return o;
     }
     case simdjson::dom::element_type::ARRAY: {
       json a = json::array();
-      for (auto v : simdjson::dom::array(e)) a.push_back(to_nlohmann(v));
+      auto& items = a.get_ref<json::array_t&>();
+      const simdjson::dom::array arr(e);
+      items.reserve(arr.size());
+      for (auto v : arr) items.push_back(to_nlohmann(v));
       return a;
     }
     case simdjson::dom::element_type::STRING:
@@ -264,13 +282,17 @@ result<conversation> read_openai_text(std::string_view text) {
     for (auto t : tools) {
       simdjson::dom::element f = t;
       simdjson::dom::element inner;
-      if (t["function"].get(inner) == simdjson::SUCCESS) f = inner;
+      const bool nested = t["function"].get(inner) == simdjson::SUCCESS;
+      if (nested) f = inner;
       if (!unique_keys(t) || !unique_keys(f)) return fail();
       tool x;
       if (!str(f, "name", x.name) || !str(f, "description", x.description)) return fail();
-      simdjson::dom::element params;
-      if (f["parameters"].get(params) == simdjson::SUCCESS) x.parameters = to_nlohmann(params);
       x.source = to_nlohmann(t);
+      if (f["parameters"].error() == simdjson::SUCCESS) {
+        // A copy of the tree source holds (cheaper than converting the schema again).
+        const json& fn = nested ? x.source.at("function") : x.source;
+        x.parameters = fn.at("parameters");
+      }
       if (x.name.empty()) return fail();
       c.tools.push_back(std::move(x));
     }

@@ -39,25 +39,32 @@ std::string_view stop_token_text(end_token e) {
 }
 
 std::vector<const message*> messages_to_render(const conversation& c, bool drop_analysis) {
+  return messages_to_render(c.messages, c.messages.size(), drop_analysis);
+}
+
+std::vector<const message*> messages_to_render(const std::vector<message>& ms, std::size_t n,
+                                               bool drop_analysis) {
   std::vector<const message*> out;
+  n = std::min(n, ms.size());
   bool last_assistant_final = false;
-  for (auto it = c.messages.rbegin(); it != c.messages.rend(); ++it) {
-    if (it->role == role::assistant) {
-      last_assistant_final = it->channel == "final";
+  for (std::size_t i = n; i-- > 0;) {
+    if (ms[i].role == role::assistant) {
+      last_assistant_final = ms[i].channel == "final";
       break;
     }
   }
-  std::size_t first_final = c.messages.size();
-  for (std::size_t i = 0; i < c.messages.size(); ++i) {
-    if (c.messages[i].channel == "final") {
+  std::size_t first_final = n;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (ms[i].channel == "final") {
       first_final = i;
       break;
     }
   }
   const bool drop = drop_analysis && last_assistant_final;
-  for (std::size_t i = 0; i < c.messages.size(); ++i) {
-    if (drop && i < first_final && c.messages[i].channel == "analysis") continue;
-    out.push_back(&c.messages[i]);
+  out.reserve(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    if (drop && i < first_final && ms[i].channel == "analysis") continue;
+    out.push_back(&ms[i]);
   }
   return out;
 }

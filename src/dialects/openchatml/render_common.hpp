@@ -34,6 +34,9 @@ inline constexpr std::array<std::string_view, 5> kReservedKeys22 = {"to", "call_
 /// the last assistant message is final.
 [[nodiscard]] std::vector<const message*> messages_to_render(const conversation& c,
                                                              bool drop_analysis);
+/// The same for the conversation of the first `n` of `ms`.
+[[nodiscard]] std::vector<const message*> messages_to_render(const std::vector<message>& ms,
+                                                             std::size_t n, bool drop_analysis);
 
 /// Appends a warning about a feature a dialect cannot hold.
 void warn_dropped(std::vector<diagnostic>* warnings, std::string_view path, std::string_view what,
