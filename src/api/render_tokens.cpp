@@ -13,6 +13,7 @@
 #include "api/render_tokens.hpp"
 #include "api/trained_turns.hpp"
 #include "api/truncate_turns.hpp"
+#include "core/forge.hpp"
 #include "core/message_path.hpp"
 #include "core/render_memo.hpp"
 #include "dialects/openchatml/render_common.hpp"
@@ -41,30 +42,12 @@ struct segmenter {
   bool strict = false;
   std::vector<segment> out;
   std::vector<diagnostic>& warnings;
-  std::vector<std::string_view> missing;  // control tokens already reported
-  std::array<bool, 256> first{};          // bytes a control token begins with
-  int firsts = 0;                         // how many: with one, memchr finds them
-  char only = 0;
+  std::vector<std::string_view> missing;     // control tokens already reported
   std::vector<std::optional<token_id>> ids;  // of info.tokens, in order
+  detail::token_starts starts{info.tokens};
 
   void init() {
-    for (const std::string_view t : info.tokens) {
-      if (!t.empty() && !first[static_cast<unsigned char>(t[0])]) {
-        first[static_cast<unsigned char>(t[0])] = true;
-        only = t[0];
-        ++firsts;
-      }
-      ids.push_back(tok.id_of(t));
-    }
-  }
-  // The first byte in [i, e) a control token may begin at, or e.
-  std::size_t candidate(std::size_t i, std::size_t e) const {
-    if (firsts == 1) {
-      const void* p = std::memchr(text.data() + i, only, e - i);
-      return p == nullptr ? e : static_cast<std::size_t>(static_cast<const char*>(p) - text.data());
-    }
-    while (i < e && !first[static_cast<unsigned char>(text[i])]) ++i;
-    return i;
+    for (const std::string_view t : info.tokens) ids.push_back(tok.id_of(t));
   }
 
   void add_text(std::size_t b, std::size_t e) {
@@ -79,7 +62,7 @@ struct segmenter {
   result<bool> structure(std::size_t b, std::size_t e, bool in_body) {
     const bool drop = escapes && in_body;
     std::size_t run = b;
-    for (std::size_t i = candidate(b, e); i < e; i = candidate(i, e)) {
+    for (std::size_t i = starts.next(text, b, e); i < e; i = starts.next(text, i, e)) {
       std::string_view found;
       std::optional<token_id> found_id;
       for (std::size_t k = 0; k < info.tokens.size(); ++k) {
@@ -128,7 +111,8 @@ bool has_escape(std::string_view text) {
   constexpr std::string_view kLiteral = "<|literal|>";
   const char* p = text.data();
   const char* const end = p + text.size();
-  while ((p = static_cast<const char*>(std::memchr(p, '<', static_cast<std::size_t>(end - p))))) {
+  while (p < end &&  // (memchr is never given an empty range: its pointer may be null)
+         (p = static_cast<const char*>(std::memchr(p, '<', static_cast<std::size_t>(end - p))))) {
     const std::string_view rest(p, static_cast<std::size_t>(end - p));
     if (rest.starts_with("<<|") || rest.starts_with(kLiteral)) return true;
     ++p;
@@ -144,7 +128,7 @@ result<std::vector<segment>> segments_of(std::string_view text, dialect d, const
                                          bool harmony_escaped) {
   const auto& codec = detail::codec_of(d);
   const bool escapes = detail::writes_escapes(codec, harmony_escaped);
-  segmenter s{text, codec.info, tok, escapes, strict, {}, warnings, {}, {}, {}};
+  segmenter s{text, codec.info, tok, escapes, strict, {}, warnings, {}, {}};
   s.init();
   // Formats without an escape refuse content that spells their markup (the injection rule):
   // every spelling of a control token in their text is structure. So is every spelling in

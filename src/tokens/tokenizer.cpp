@@ -144,14 +144,21 @@ void encode_memoized(const bpe_model& m, std::string_view text, std::vector<toke
     return;
   }
   thread_local ids_cache memo;
-  // At most about one ID a byte: the entry fits in what is left, or the memo starts over.
-  if (memo.owner != m.serial || memo.bytes() + text.size() * (1 + sizeof(token_id)) > kMemoBytes)
-    memo.reset(m);
+  if (memo.owner != m.serial) memo.reset(m);
   // Metaspace's prepend_scheme "first" encodes a text at the origin differently.
-  std::uint64_t key = detail::hash_bytes(text) ^ (at_origin ? 0x9E3779B97F4A7C15ULL : 0);
+  const std::uint64_t hash = detail::hash_bytes(text) ^ (at_origin ? 0x9E3779B97F4A7C15ULL : 0);
+  std::uint64_t key = hash;  // answer() moves it on past colliding entries to a free slot
   if (memo.answer(key, text, out)) return;
   const std::size_t before = out.size();
   encode_ordinary_into(m, text, out, at_origin);
+  // The entry fits in what is left, or the memo starts over (normalizing may make more
+  // IDs than bytes: the size is known only now).
+  const std::size_t entry = text.size() + (out.size() - before) * sizeof(token_id);
+  if (entry > kMemoBytes) return;
+  if (memo.bytes() + entry > kMemoBytes) {
+    memo.reset(m);
+    key = hash;  // every slot is free again
+  }
   memo.remember(key, text, out, before);
 }
 
