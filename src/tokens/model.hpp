@@ -104,7 +104,16 @@ struct bpe_model {
   bool split_at_words = false;
   std::vector<std::uint32_t> word_joiners;  ///< sorted code points
   bool fuse_unk = false;                    ///< adjacent unknown characters are one unk token
-  token_id unk = kNoToken;                  ///< the unk token, if any
+  /// A Unigram model (char_level): pieces are cut by score (encode_unigram), not merged.
+  bool unigram = false;
+  std::vector<double> scores;  ///< Unigram: by ID, each entry's log probability
+  double unk_score = 0;        ///< Unigram: an unknown character's (the lowest score - 10)
+  /// Unigram: the entries' spellings as a trie, (node << 8 | byte) -> child node (the root
+  /// is 0), and by node the entry it spells, or kNoToken: the entries a place begins are
+  /// found in one walk as deep as the longest of them (build_unigram_trie).
+  u64_map trie;
+  std::vector<token_id> trie_token;
+  token_id unk = kNoToken;  ///< the unk token, if any
   /// char_level: the vocabulary's spellings (spans as `spans`), for lookups while merging;
   /// `arena` then holds what each token decodes to.
   std::string keys;
@@ -153,5 +162,9 @@ struct bpe_model {
 
 /// Appends the IDs of one pre-tokenized piece.
 void encode_piece(const bpe_model& m, std::string_view piece, std::vector<token_id>& out);
+/// Builds `trie` from the ordinary tokens' spellings (after finish()).
+void build_unigram_trie(bpe_model& m);
+/// Appends the IDs of one pre-tokenized piece under a Unigram model.
+void encode_unigram(const bpe_model& m, std::string_view piece, std::vector<token_id>& out);
 
 }  // namespace ocml::detail
