@@ -132,6 +132,14 @@ TEST(Tokens, UnsupportedFeaturesAreRefusedByName) {
   j = tiny_tokenizer_json();
   j["pre_tokenizer"]["pretokenizers"][0]["pattern"]["Regex"] = "(unclosed";
   EXPECT_NE(refused(j).find("PCRE2 cannot compile"), std::string::npos);
+  j = tiny_tokenizer_json();  // a Unigram entry long enough to make the cut quadratic
+  j["model"] = {{"type", "Unigram"},
+                {"unk_id", 0},
+                {"vocab", json::array({json::array({"<unk>", 0.0}),
+                                       json::array({std::string(2000, 'a'), -1.0})})}};
+  j["pre_tokenizer"] = nullptr;
+  j["decoder"] = {{"type", "Fuse"}};
+  EXPECT_NE(refused(j).find("at most 256"), std::string::npos);
   j = tiny_tokenizer_json();
   j["normalizer"] = {{"type", "Lowercase"}};
   EXPECT_NE(refused(j).find("Lowercase"), std::string::npos);

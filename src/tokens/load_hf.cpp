@@ -375,6 +375,8 @@ bool fast_path(const std::vector<pre_step>& steps, pretokenizer& pre) {
   return true;
 }
 
+constexpr std::size_t kMaxUnigramPiece = 256;
+
 // A Unigram model's vocabulary: [[spelling, score], ...], the ID an entry's place; its
 // unk_id (required: the reference refuses text outside the vocabulary without one).
 result<bool> read_unigram_vocab(element model, const char_decoder& decoder, bpe_model& m) {
@@ -391,6 +393,13 @@ result<bool> read_unigram_vocab(element model, const char_decoder& decoder, bpe_
         entry.at(0).get(spelling) != simdjson::SUCCESS ||
         entry.at(1).get(score) != simdjson::SUCCESS) {
       return malformed("Unigram vocab entry " + std::to_string(id) + " is not [text, score]");
+    }
+    // The cut walks as deep as the longest entry at every character: bounded, so that a
+    // file cannot make encoding quadratic (SentencePiece's own pieces are 16 characters).
+    if (spelling.size() > kMaxUnigramPiece) {
+      return unsupported("Unigram vocab entry " + std::to_string(id) + " of " +
+                         std::to_string(spelling.size()) + " bytes (at most " +
+                         std::to_string(kMaxUnigramPiece) + ")");
     }
     decoded_bytes(decoder, spelling, bytes);
     m.set_key(id, spelling);
