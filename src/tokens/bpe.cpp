@@ -386,7 +386,6 @@ void char_symbols(const bpe_model& m, std::string_view piece, std::vector<token_
   out.clear();
   bool pending_unk = false;
   const auto* b = reinterpret_cast<const unsigned char*>(piece.data());
-  char spelled[8];
   for (std::size_t i = 0; i < piece.size();) {
     const std::size_t len = unicode::decode(b + i, b + piece.size()).len;
     const token_id id = m.find_bytes(piece.substr(i, len));
@@ -401,14 +400,7 @@ void char_symbols(const bpe_model& m, std::string_view piece, std::vector<token_
       const std::size_t before = out.size();
       bool all = true;
       for (std::size_t k = 0; k < len && all; ++k) {
-        static constexpr char kHex[] = "0123456789ABCDEF";
-        spelled[0] = '<';
-        spelled[1] = '0';
-        spelled[2] = 'x';
-        spelled[3] = kHex[b[i + k] >> 4];
-        spelled[4] = kHex[b[i + k] & 15];
-        spelled[5] = '>';
-        const token_id t = m.find_bytes(std::string_view(spelled, 6));
+        const token_id t = byte_fallback_token(m, b[i + k]);
         all = t != kNoToken;
         out.push_back(t);
       }
@@ -428,6 +420,12 @@ void char_symbols(const bpe_model& m, std::string_view piece, std::vector<token_
 }
 
 }  // namespace
+
+token_id byte_fallback_token(const bpe_model& m, unsigned char byte) {
+  static constexpr char kHex[] = "0123456789ABCDEF";
+  const char spelled[6] = {'<', '0', 'x', kHex[byte >> 4], kHex[byte & 15], '>'};
+  return m.find_bytes(std::string_view(spelled, 6));
+}
 
 void encode_piece(const bpe_model& m, std::string_view piece, std::vector<token_id>& out) {
   if (piece.empty()) return;

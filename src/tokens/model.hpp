@@ -160,6 +160,9 @@ struct bpe_model {
   void finish();
 };
 
+/// The <0xNN> token of `byte` (byte fallback), or kNoToken.
+[[nodiscard]] token_id byte_fallback_token(const bpe_model& m, unsigned char byte);
+
 /// Appends the IDs of one pre-tokenized piece.
 void encode_piece(const bpe_model& m, std::string_view piece, std::vector<token_id>& out);
 /// Builds `trie` from the ordinary tokens' spellings (after finish()).

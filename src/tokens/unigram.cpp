@@ -29,13 +29,8 @@ void unigram_unknown(const bpe_model& m, std::string_view run, std::vector<token
   if (m.byte_fallback) {
     const std::size_t before = out.size();
     bool all = true;
-    char spelled[6] = {'<', '0', 'x', 0, 0, '>'};
     for (std::size_t k = 0; k < run.size() && all; ++k) {
-      static constexpr char kHex[] = "0123456789ABCDEF";
-      const auto b = static_cast<unsigned char>(run[k]);
-      spelled[3] = kHex[b >> 4];
-      spelled[4] = kHex[b & 15];
-      const token_id t = m.find_bytes(std::string_view(spelled, 6));
+      const token_id t = byte_fallback_token(m, static_cast<unsigned char>(run[k]));
       all = t != kNoToken;
       out.push_back(t);
     }
