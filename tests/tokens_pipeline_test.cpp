@@ -71,6 +71,18 @@ TEST(Normalize, IllFormedBytesPassThroughAndBlockComposition) {
             "\xFF\xC3\xA9");
 }
 
+// Lowercase as Rust's char::to_lowercase: full mappings, no final sigma, bytes that are not
+// UTF-8 kept.
+TEST(Normalize, LowercaseMapsEachCodePointAlone) {
+  std::string out;
+  ASSERT_TRUE(ocml::detail::lowercase("HeLLo \xCE\xA3\xCE\x91\xCE\xA3 \xC4\xB0 \xC7\x84\xFF", out));
+  // σασ (the last Σ is σ too: no final-sigma rule), i + U+0307, ǆ, the stray byte as it was
+  EXPECT_EQ(out, "hello \xCF\x83\xCE\xB1\xCF\x83 i\xCC\x87 \xC7\x86\xFF");
+  EXPECT_FALSE(ocml::detail::lowercase("already lower \xCF\x83 123", out));
+  ASSERT_TRUE(ocml::detail::lowercase("\xF0\x90\x90\x80x", out));  // U+10400 DESERET
+  EXPECT_EQ(out, "\xF0\x90\x90\xA8x");
+}
+
 std::vector<std::string> pieces(const std::vector<ocml::detail::pre_step>& steps,
                                 const std::string& text, bool origin = true) {
   ocml::detail::piece_list out;

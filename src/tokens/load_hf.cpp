@@ -143,6 +143,8 @@ result<std::vector<normalizer_step>> read_normalizers(element norm) {
       step.what = normalizer_step::kind::strip;
       read_if_present(n, "strip_left", step.left);
       read_if_present(n, "strip_right", step.right);
+    } else if (type == "Lowercase") {
+      step.what = normalizer_step::kind::lowercase;
     } else {
       return unsupported("normalizer '" + std::string(type) + "'");
     }

@@ -208,6 +208,53 @@ std::string_view strip(std::string_view s, bool left, bool right) {
 
 }  // namespace
 
+namespace {
+
+// The lowercase mapping of `cp`, or null when it is its own.
+const u::lower_mapping* lower_of(std::uint32_t cp) {
+  const u::lower_mapping* end = u::kLowercase + u::kLowercaseCount;
+  const u::lower_mapping* at = std::lower_bound(
+      u::kLowercase, end, cp, [](const u::lower_mapping& m, std::uint32_t c) { return m.cp < c; });
+  return at != end && at->cp == cp ? at : nullptr;
+}
+
+}  // namespace
+
+bool lowercase(std::string_view text, std::string& out) {
+  const auto* b = reinterpret_cast<const unsigned char*>(text.data());
+  const std::size_t n = text.size();
+  std::size_t i = 0;  // the first byte that may change
+  for (; i < n; ++i) {
+    if (b[i] >= 0x80 || (b[i] >= 'A' && b[i] <= 'Z')) break;
+  }
+  bool changed = false;
+  out.clear();
+  for (std::size_t at = i; at < n;) {
+    if (b[at] < 0x80) {
+      const bool upper = b[at] >= 'A' && b[at] <= 'Z';
+      if (upper && !changed) out.assign(text.substr(0, at));
+      changed = changed || upper;
+      if (changed) out.push_back(static_cast<char>(upper ? b[at] + 32 : b[at]));
+      ++at;
+      continue;
+    }
+    const u::decoded d = u::decode(b + at, b + n);
+    const u::lower_mapping* m = lower_of(d.cp);  // none for a byte that is not UTF-8
+    if (m != nullptr && !changed) {
+      out.assign(text.substr(0, at));
+      changed = true;
+    }
+    if (m != nullptr) {
+      append_utf8(out, m->first);
+      if (m->second != 0) append_utf8(out, m->second);
+    } else if (changed) {
+      out.append(text.substr(at, d.len));
+    }
+    at += d.len;
+  }
+  return changed;
+}
+
 std::string_view apply_normalizers(std::span<const normalizer_step> steps, std::string_view text,
                                    std::string& storage, std::string& scratch) {
   for (const auto& step : steps) {
@@ -242,6 +289,12 @@ std::string_view apply_normalizers(std::span<const normalizer_step> steps, std::
       }
       case normalizer_step::kind::strip:
         text = strip(text, step.left, step.right);
+        break;
+      case normalizer_step::kind::lowercase:
+        if (lowercase(text, scratch)) {
+          storage.swap(scratch);
+          text = storage;
+        }
         break;
     }
   }

@@ -18,9 +18,15 @@ enum class unicode_form : unsigned char { nfd = 0, nfkd = 1, nfc = 2, nfkc = 3 }
 /// are copied unchanged and block composition across them.
 [[nodiscard]] bool normalize_unicode(unicode_form form, std::string_view text, std::string& out);
 
+/// Writes `text` with each code point replaced by its full lowercase mapping (Rust's
+/// char::to_lowercase, as Hugging Face's Lowercase normalizer runs it: no final-sigma rule)
+/// into `out` and returns true, or returns false when nothing changes. Bytes that are not
+/// well-formed UTF-8 are copied unchanged.
+[[nodiscard]] bool lowercase(std::string_view text, std::string& out);
+
 /// One normalizer of a tokenizer.json (a Sequence is its steps in order).
 struct normalizer_step {
-  enum class kind : unsigned char { unicode, prepend, replace, strip };
+  enum class kind : unsigned char { unicode, prepend, replace, strip, lowercase };
   kind what = kind::unicode;
   unicode_form form = unicode_form::nfc;
   std::string pattern;  ///< prepend: the text; replace: the literal searched for

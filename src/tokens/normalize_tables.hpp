@@ -41,4 +41,14 @@ extern const std::size_t kCompositionCount;
   return kNormStage2[kNormStage1[cp >> 8]][cp & 0xFF];
 }
 
+/// A code point's full lowercase mapping (one or two code points; `second` 0 for one).
+struct lower_mapping {
+  std::uint32_t cp;
+  std::uint32_t first;
+  std::uint32_t second;
+};
+/// Every code point whose lowercase is not itself, by code point (lowercase_table.cpp).
+extern const lower_mapping kLowercase[];
+extern const std::size_t kLowercaseCount;
+
 }  // namespace ocml::detail::unicode

@@ -6,7 +6,8 @@
 //   bytes      every entry, byte_fallback, Llama 2's normalizer and decoder
 //   unk        the first 3 000 entries, no byte_fallback (unknown text: fused <unk>)
 //   unk_bytes  the first 3 000 entries, byte_fallback (unknown runs: their <0xNN> bytes)
-//   metaspace  the first 3 000 entries, NFKC, a Metaspace pre-tokenizer and decoder
+//   metaspace  the first 3 000 entries, NFKC then Lowercase, a Metaspace pre-tokenizer and
+//              decoder
 //   ties       every entry, scores rounded to one decimal (ties decided by order)
 //
 //   node make_unigram.mjs OUT_DIR      (writes OUT_DIR/unigram_<setup>.json)
@@ -32,7 +33,7 @@ function write(name, { entries, byteFallback, round, metaspace }) {
   t.model = { type: 'Unigram', unk_id: 0, vocab, byte_fallback: byteFallback };
   if (metaspace) {
     const m = { type: 'Metaspace', replacement: '\u2581', prepend_scheme: 'always', split: true };
-    t.normalizer = { type: 'NFKC' };
+    t.normalizer = { type: 'Sequence', normalizers: [{ type: 'NFKC' }, { type: 'Lowercase' }] };
     t.pre_tokenizer = m;
     t.decoder = m;
   }

@@ -8,7 +8,7 @@
 //   node tokenize_reference.mjs hf-decode tokenizer.json in.jsonl out.jsonl   (each line:
 //     [IDs, the IDs decoded with skipSpecialTokens false])
 //   node tokenize_reference.mjs hf-normalize - in.jsonl out.jsonl   (each line: its NFC,
-//     NFD, NFKC and NFKD by the binding's normalizers)
+//     NFD, NFKC and NFKD and its Lowercase by the binding's normalizers)
 //   node tokenize_reference.mjs tiktoken o200k_base in.jsonl out.jsonl
 //   node tokenize_reference.mjs tiktoken-ordinary o200k_base in.jsonl out.jsonl
 import { createRequire } from 'node:module';
@@ -23,7 +23,8 @@ const lines = readFileSync(input, 'utf8').split('\n').filter((l) => l.length > 0
 const out = [];
 if (kind === 'hf-normalize') {
   const t = require('tokenizers');
-  const forms = [t.nfcNormalizer(), t.nfdNormalizer(), t.nfkcNormalizer(), t.nfkdNormalizer()];
+  const forms = [t.nfcNormalizer(), t.nfdNormalizer(), t.nfkcNormalizer(), t.nfkdNormalizer(),
+    t.lowercase()];
   for (const l of lines) out.push(JSON.stringify(forms.map((f) => f.normalizeString(l))));
 } else if (kind === 'hf' || kind === 'hf-decode') {
   const { Tokenizer } = require('tokenizers');
