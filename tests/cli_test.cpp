@@ -89,6 +89,60 @@ TEST(Cli, FailedBatchLinesGoToTheirOwnFile) {
   EXPECT_EQ(ok.err.find("lines:"), std::string::npos) << ok.err;
 }
 
+// A batch prints the first warning of each kind (a code and a JSON path, indices left out)
+// where it happens and sums up the kind at the end with its first lines; --verbose prints
+// each, and --failures FILE receives each as a {"line", "warning"} object.
+TEST(Cli, BatchWarningsAreGroupedByKind) {
+  std::string in;
+  for (int i = 0; i < 7; ++i) {
+    in += R"({"messages":[{"role":"user","name":"ann","content":"q"},)"
+          R"({"role":"assistant","reasoning_content":"think","content":"a"},)"
+          R"({"role":"user","content":"q2"},)"
+          R"({"role":"assistant","reasoning_content":"more","content":"b"}]})"
+          "\n";
+  }
+  const auto count = [](const std::string& s, const std::string& what) {
+    std::size_t n = 0;
+    for (auto at = s.find(what); at != std::string::npos; at = s.find(what, at + 1)) ++n;
+    return n;
+  };
+  const auto r = run("render -d chatml --jsonl -", in);
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(count(r.err, "line 1: E-RENDER-UNREPRESENTABLE 1:"), 2u) << r.err;
+  EXPECT_EQ(count(r.err, "line 2: "), 0u) << r.err;
+  EXPECT_NE(r.err.find("warnings: 14 E-RENDER-UNREPRESENTABLE messages[*].reasoning_content "
+                       "(first at lines 1, 2, 3, 4, 5)"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("warnings: 7 E-RENDER-UNREPRESENTABLE messages[*].name (first at lines "
+                       "1, 2, 3, 4, 5)"),
+            std::string::npos)
+      << r.err;
+  // The reader's recorded place: the value of the first reasoning_content.
+  const auto first = in.find("\"think\"");
+  EXPECT_NE(r.err.find("line 1: E-RENDER-UNREPRESENTABLE 1:" + std::to_string(first + 1) +
+                       " warning: messages[1].reasoning_content"),
+            std::string::npos)
+      << r.err;
+  const auto v = run("render -d chatml --jsonl --verbose -", in);
+  EXPECT_EQ(count(v.err, ": E-RENDER-UNREPRESENTABLE "), 21u) << v.err;
+  const auto q = run("render -d chatml --jsonl --quiet -", in);
+  EXPECT_EQ(count(q.err, "line "), 0u) << q.err;
+  EXPECT_NE(q.err.find("warnings: 7 E-RENDER-UNREPRESENTABLE messages[*].name"), std::string::npos);
+  const fs::path failures = fs::temp_directory_path() / "ocml_cli_warnings.jsonl";
+  const auto f = run("render -d chatml --jsonl --failures " + failures.string() + " -", in);
+  EXPECT_EQ(f.code, 0);
+  std::ifstream file(failures);
+  std::size_t objects = 0;
+  for (std::string line; std::getline(file, line); ++objects) {
+    const auto j = ocml::json::parse(line);
+    EXPECT_EQ(j["line"].get<std::size_t>(), objects / 3 + 1);
+    EXPECT_EQ(j["warning"]["code"], "E-RENDER-UNREPRESENTABLE");
+  }
+  EXPECT_EQ(objects, 21u);
+  fs::remove(failures);
+}
+
 TEST(Cli, UsageErrorsExitTwo) {
   EXPECT_EQ(run("parse -").code, 2);             // missing -d
   EXPECT_EQ(run("parse -d klingon -").code, 2);  // unknown dialect

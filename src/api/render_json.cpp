@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "api/render_json.hpp"
+#include "core/line_tracker.hpp"
 #include "dialects/registry.hpp"
 #include "interchange/json_input.hpp"
 #include "interchange/simd_json.hpp"
@@ -115,6 +116,19 @@ bool has_request_option(std::string_view text) {
   return false;
 }
 
+// A warning of a one-pass renderer, whose path is OpenAI's already: at the offset its
+// reader recorded, else (npos: not recorded) found by its path.
+void place_one_pass(diagnostic& d, std::string_view text) {
+  if (d.offset == std::string_view::npos) {
+    d.offset = 0;
+    detail::place_at_path(d, text);
+    return;
+  }
+  const detail::position p = detail::advance({}, text.substr(0, std::min(d.offset, text.size())));
+  d.line = p.line;
+  d.column = p.column;
+}
+
 }  // namespace
 
 bool json_render_result::ok() const noexcept {
@@ -210,8 +224,7 @@ json_render_result render_json(std::string_view json_text, const json_render_opt
     if (!o.render.continue_final_message &&
         one_pass->to_text(json_text, o.render.add_generation_prompt, r.text, r.diagnostics)) {
       for (std::size_t i = request_warnings; i < r.diagnostics.size(); ++i) {
-        detail::to_openai_path(r.diagnostics[i]);
-        detail::place_at_path(r.diagnostics[i], json_text);
+        place_one_pass(r.diagnostics[i], json_text);
       }
       return r;
     }
@@ -256,8 +269,7 @@ void render_json_line(std::string_view json_text, const json_render_options& giv
       line.raw("{\"text\":\"");
       if (one_pass->to_json_text(json_text, o.render.add_generation_prompt, line, diagnostics)) {
         for (std::size_t i = before; i < diagnostics.size(); ++i) {
-          detail::to_openai_path(diagnostics[i]);
-          detail::place_at_path(diagnostics[i], json_text);
+          place_one_pass(diagnostics[i], json_text);
         }
         line.raw("\"}");
         return;

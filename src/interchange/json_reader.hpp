@@ -62,6 +62,11 @@ class json_reader {
     if (p_<end_&& static_cast<unsigned char>(*p_)> ' ') return *p_;  // compact JSON
     return skip_space();
   }
+  /// Where the next value begins (after white space): for positions in diagnostics.
+  [[nodiscard]] const char* position() noexcept {
+    peek();
+    return p_;
+  }
   /// True when only white space is left.
   [[nodiscard]] bool at_end() noexcept { return peek() == '\0' && p_ == end_; }
 

@@ -11,6 +11,7 @@
 #include <istream>
 #include <ostream>
 #include <thread>
+#include <unordered_map>
 
 #include <poll.h>
 #include <sys/uio.h>
@@ -172,6 +173,78 @@ class progress_line {
   std::chrono::steady_clock::time_point shown_ = start_;
 };
 
+// Warnings of one kind (a code and a JSON path with its indices as "*"): counted, the first
+// printed where it happens, the rest summed up at the end with their first line numbers.
+class warning_kinds {
+ public:
+  /// True when `d` (of input line `line`) is the first of its kind.
+  bool add(const diagnostic& d, std::size_t line) {
+    key_.assign(error_name(d.code));
+    key_ += ' ';
+    append_pattern(d.message, key_);
+    const auto [it, fresh] = index_.try_emplace(key_, kinds_.size());
+    if (fresh) kinds_.push_back({key_, 0, {}});
+    kind& k = kinds_[it->second];
+    ++k.count;
+    if (k.lines.size() < kShownLines && (k.lines.empty() || k.lines.back() != line)) {
+      k.lines.push_back(line);
+    }
+    return fresh;
+  }
+  /// "warnings: 19182 E-RENDER-UNREPRESENTABLE messages[*].reasoning_content (first at lines
+  /// 1, 2, 3, 5, 8)", one line per kind in the order they first came.
+  void print(std::ostream& err) const {
+    for (const kind& k : kinds_) {
+      err << "warnings: " << k.count << ' ' << k.key << " (first at line"
+          << (k.lines.size() > 1 ? "s " : " ");
+      for (std::size_t i = 0; i < k.lines.size(); ++i) err << (i > 0 ? ", " : "") << k.lines[i];
+      err << ")\n";
+    }
+  }
+
+ private:
+  static constexpr std::size_t kShownLines = 5;
+  // The message's leading JSON path ("messages[8].reasoning_content: …"), digits in
+  // brackets as "*"; nothing when the message does not begin with a path.
+  static void append_pattern(std::string_view message, std::string& out) {
+    const std::size_t colon = message.find(": ");
+    const std::string_view path = message.substr(0, colon == std::string_view::npos ? 0 : colon);
+    if (path.empty() || path.find(' ') != std::string_view::npos) {
+      out.pop_back();
+      return;
+    }
+    bool in_index = false;
+    for (const char c : path) {
+      if (in_index && c >= '0' && c <= '9') continue;
+      if (in_index) in_index = false;
+      out += c;
+      if (c == '[') {
+        out += '*';
+        in_index = true;
+      }
+    }
+  }
+  struct kind {
+    std::string key;
+    std::size_t count = 0;
+    std::vector<std::size_t> lines;
+  };
+  std::string key_;
+  std::unordered_map<std::string, std::size_t> index_;
+  std::vector<kind> kinds_;
+};
+
+// `{"line": N, "warning"|"error": {code, message, line, column}}` (the failures file's form).
+std::string diagnostic_object(const diagnostic& d, std::size_t line) {
+  const json e = {{"line", line},
+                  {d.level == severity::warning ? "warning" : "error",
+                   {{"code", std::string(error_name(d.code))},
+                    {"message", d.message},
+                    {"line", d.line},
+                    {"column", d.column}}}};
+  return dump_json(e);
+}
+
 }  // namespace
 
 int run_lines(line_source& src, int out_fd, std::ostream& err, unsigned jobs, const line_fn& fn,
@@ -184,8 +257,8 @@ int run_lines(line_source& src, int out_fd, std::ostream& err, unsigned jobs, co
   std::size_t examples = 0;
   std::size_t tokens = 0;
   std::size_t trained = 0;
-  std::vector<iovec> failure_iov;  // the block's error objects, when they go apart
-  std::array<std::size_t, error_code_count> warned{};  // warnings per code
+  std::string failure_text;  // the block's error and warning objects, when they go apart
+  warning_kinds warned;
   jobs = std::max(1u, jobs);
   int rc = 0;
   std::size_t first_line = 1;
@@ -230,7 +303,7 @@ int run_lines(line_source& src, int out_fd, std::ostream& err, unsigned jobs, co
     work();
     for (auto& t : pool) t.join();
     iov.clear();
-    failure_iov.clear();
+    failure_text.clear();
     errors.clear();
     for (std::size_t i = 0; i < lines.size(); ++i) {
       const std::size_t n = first_line + i;
@@ -241,7 +314,12 @@ int run_lines(line_source& src, int out_fd, std::ostream& err, unsigned jobs, co
       const diagnostic* failure = nullptr;
       for (const auto& d : results[i].diagnostics) {
         if (d.level == severity::warning) {
-          ++warned[static_cast<std::size_t>(d.code)];
+          if (failures_fd >= 0) {
+            failure_text += diagnostic_object(d, n);
+            failure_text += '\n';
+          }
+          // By default a kind's first warning is printed, the others counted.
+          if (!warned.add(d, n) && !options.verbose) continue;
           if (quiet) continue;
         }
         char prefix[40] = "line ";
@@ -255,19 +333,13 @@ int run_lines(line_source& src, int out_fd, std::ostream& err, unsigned jobs, co
       }
       if (failure != nullptr) {
         rc = 1;
-        json e = {{"line", n},
-                  {"error",
-                   {{"code", std::string(error_name(failure->code))},
-                    {"message", failure->message},
-                    {"line", failure->line},
-                    {"column", failure->column}}}};
-        results[i].output = dump_json(e);
+        results[i].output = diagnostic_object(*failure, n);
         results[i].direct.clear();
         ++failed;
         ++failed_by[static_cast<std::size_t>(failure->code)];
         if (failures_fd >= 0) {
-          results[i].output.push_back('\n');
-          failure_iov.push_back({results[i].output.data(), results[i].output.size()});
+          failure_text += results[i].output;
+          failure_text += '\n';
           continue;
         }
       } else {
@@ -291,7 +363,8 @@ int run_lines(line_source& src, int out_fd, std::ostream& err, unsigned jobs, co
       err << "E-IO cannot write the output: " << std::strerror(errno) << '\n';
       return 1;
     }
-    if (failures_fd >= 0 && !write_all(failures_fd, failure_iov)) {
+    std::vector<iovec> failure_iov{{failure_text.data(), failure_text.size()}};
+    if (failures_fd >= 0 && !failure_text.empty() && !write_all(failures_fd, failure_iov)) {
       err << "E-IO cannot write the failures: " << std::strerror(errno) << '\n';
       return 1;
     }
@@ -300,10 +373,7 @@ int run_lines(line_source& src, int out_fd, std::ostream& err, unsigned jobs, co
   }
   progress.show(err, src, first_line - 1, failed, true);
   progress.finish(err);
-  for (std::size_t c = 0; c < warned.size(); ++c) {
-    if (warned[c] == 0) continue;
-    err << "warnings: " << warned[c] << ' ' << error_name(static_cast<error_code>(c)) << '\n';
-  }
+  warned.print(err);
   if (examples > 0) {
     err << "examples: " << examples << ", tokens: " << tokens << ", trained tokens: " << trained
         << '\n';

@@ -70,6 +70,10 @@ using line_fn = std::function<void(const batch_line& line, line_result& r)>;
 struct run_options {
   /// Print no warnings (they are still counted).
   bool quiet = false;
+  /// Print every warning; by default the first of each kind (a code and a JSON path, its
+  /// indices left out) is printed and the others counted, so a million lines that drop
+  /// reasoning print one line and a count.
+  bool verbose = false;
   /// A file descriptor for the failed lines' error objects (-1: they go to the output).
   int failures_fd = -1;
   /// A progress line on `err` at most twice a second: lines done, bytes done of the
@@ -81,8 +85,10 @@ struct run_options {
 
 /// Applies `fn` to every line of `src` with `jobs` threads; writes outputs in order to the
 /// file descriptor `out_fd` (gathered, without copying them into one buffer) and diagnostics
-/// ("line N: E-CODE l:c message") to `err`, warnings only unless `quiet`; at the end one
-/// line per warning code with its count ("warnings: 12 E-RENDER-UNREPRESENTABLE"). Returns
+/// ("line N: E-CODE l:c message") to `err`, warnings only unless `quiet` and, unless
+/// `verbose`, only the first of each kind; at the end one line per kind of warning with its
+/// count and first lines ("warnings: 12 E-RENDER-UNREPRESENTABLE messages[*].name (first at
+/// lines 1, 4, 9, 10, 12)"); with `failures_fd`, every warning goes there too. Returns
 /// 1 if any line failed. A failed line's output is its error object
 /// (`{"line": N, "error": {...}}`), written to `failures_fd` instead when it is not -1 (the
 /// output then holds the results alone); either way a closing line counts the lines and the

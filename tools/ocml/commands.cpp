@@ -39,7 +39,8 @@ namespace ocml::cli {
 
 namespace {
 
-bool g_quiet = false;  // --quiet: no warnings
+bool g_quiet = false;    // --quiet: no warnings
+bool g_verbose = false;  // --verbose: every warning of a batch
 
 bool any_error(const std::vector<diagnostic>& ds) {
   return std::any_of(ds.begin(), ds.end(),
@@ -138,6 +139,7 @@ int batch(const batch_args& b, const std::string& file, const line_fn& fn) {
   // The progress line: asked for, or by default when stderr is a terminal (not with -q).
   const bool tty = ::isatty(STDERR_FILENO) == 1;
   const run_options options{.quiet = g_quiet,
+                            .verbose = g_verbose,
                             .failures_fd = failures,
                             .progress = b.progress || (tty && !g_quiet),
                             .tty = tty};
@@ -154,6 +156,10 @@ int batch(const batch_args& b, const std::string& file, const line_fn& fn) {
     rc = 1;
   }
   return rc;
+}
+
+void set_verbose(bool verbose) {
+  g_verbose = verbose;
 }
 
 void set_quiet(bool quiet) {

@@ -90,6 +90,8 @@ struct view_args {
 
 /// --quiet: warnings are not printed (a batch still ends with one count per warning code).
 void set_quiet(bool quiet);
+/// --verbose: a batch prints every warning, not only the first of each kind.
+void set_verbose(bool verbose);
 /// Runs `fn` on every line of `file` ("-": standard input) as --jsonl [-j N] says.
 int batch(const batch_args& b, const std::string& file, const line_fn& fn);
 /// Prints a diagnostic on standard error (a warning only without --quiet).

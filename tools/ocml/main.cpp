@@ -334,9 +334,13 @@ int main(int argc, char** argv) {
   auto* pack = ocml::cli::add_pack_command(app, pka);
 
   bool quiet = false;
+  bool verbose = false;
   for (auto* sub : {render, parse, stream, validate, view, conv, derive}) {
     sub->add_flag("-q,--quiet", quiet,
-                  "print no warnings (a batch still ends with one count per warning code)");
+                  "print no warnings (a batch still ends with one count per kind of warning)");
+    sub->add_flag("--verbose", verbose,
+                  "batch: print every warning (by default the first of each kind, a code and "
+                  "a JSON path, and a count at the end)");
   }
 
   try {
@@ -346,6 +350,7 @@ int main(int argc, char** argv) {
     return rc == 0 ? 0 : 2;
   }
   ocml::cli::set_quiet(quiet);
+  ocml::cli::set_verbose(verbose);
   if (f_openai) ra.format = ocml::json_format::openai;
   if (f_native) ra.format = ocml::json_format::native;
   if (f_harmony) ra.format = ocml::json_format::harmony;

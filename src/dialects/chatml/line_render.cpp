@@ -7,6 +7,8 @@
 // value escaped exactly as the output line needs it. Everything unusual declines, and the
 // caller takes the general path; tests and the json fuzzer hold this renderer, the simdjson
 // one-pass renderer (fast_render.cpp) and the library path to the same bytes.
+#include <array>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -25,6 +27,7 @@ namespace {
 struct line_state : gathered {
   json_arena arena;
   escaped_buffer side;
+  const char* base = nullptr;  ///< the line's first byte: offsets are counted from it
 
   void reset(std::size_t input_size) {
     clear();
@@ -57,6 +60,52 @@ bool read_arguments(json_reader& r, line_state& st, call_ref& call) {
     return false;
   }
   call.arguments_size = st.side.size() - call.arguments_at;
+  return true;
+}
+
+// A list of text parts (strings, or objects with a string "text"), as one text: a single
+// canonical part as it stands, else the parts joined in the arena. At most 8 parts; other
+// lists, and parts of other kinds (the general path reports them), decline.
+bool read_parts(json_reader& r, line_state& st, text_ref& out) {
+  std::array<json_string, 8> parts;
+  std::size_t n = 0;
+  const bool ok = r.array([&] {
+    if (n == parts.size()) return false;
+    json_string& s = parts[n++];
+    if (r.peek() == '"') return r.string(s);
+    bool has_text = false;
+    return r.object([&](std::string_view key, const json_string&) {
+      if (key != "text") return r.skip();
+      has_text = true;
+      return r.peek() == '"' && r.string(s);
+    }) && has_text;
+  });
+  if (!ok) return false;
+  std::size_t total = 0;
+  bool canonical = true;
+  for (std::size_t i = 0; i < n; ++i) {
+    total += parts[i].raw.size();
+    canonical = canonical && parts[i].canonical;
+  }
+  if (n == 1 && canonical) {
+    out = {parts[0].raw, true};
+    return true;
+  }
+  char* const begin = st.arena.take(total);
+  if (begin == nullptr) return false;
+  char* p = begin;
+  for (std::size_t i = 0; i < n; ++i) {
+    // Canonical escapes joined are the joined text's canonical escapes; otherwise every
+    // part is unescaped (a part without escapes is copied as it is).
+    if (canonical) {
+      std::memcpy(p, parts[i].raw.data(), parts[i].raw.size());
+      p += parts[i].raw.size();
+    } else {
+      p = unescape_into(parts[i].raw, p);
+    }
+  }
+  st.arena.give_back(total - static_cast<std::size_t>(p - begin));
+  out = {std::string_view(begin, static_cast<std::size_t>(p - begin)), canonical};
   return true;
 }
 
@@ -99,7 +148,9 @@ bool read_call(json_reader& r, line_state& st) {
 // One member of a message, by its key (anything beyond the plain OpenAI keys declines).
 bool read_message_member(json_reader& r, line_state& st, std::string_view key, message_ref& m) {
   const char next = r.peek();
+  const auto at = static_cast<std::size_t>(r.position() - st.base);
   if (key == "role") {
+    m.role_at = at;
     json_string role;
     if (!r.string(role) || role.escaped) return false;
     m.role = role.raw;
@@ -107,7 +158,8 @@ bool read_message_member(json_reader& r, line_state& st, std::string_view key, m
   }
   if (key == "content") {
     if (next == 'n') return read_null(r);
-    return next == '"' && read_text(r, m.content);  // content parts: general path
+    if (next == '[') return read_parts(r, st, m.content);
+    return next == '"' && read_text(r, m.content);
   }
   if (key == "tool_calls") {
     if (next == 'n') return read_null(r);
@@ -130,6 +182,7 @@ bool read_message_member(json_reader& r, line_state& st, std::string_view key, m
       ok = r.skip();
     }
     (reasoning ? m.has_reasoning : m.has_name) = present;
+    (reasoning ? m.reasoning_at : m.name_at) = at;
     return ok;
   }
   return key == "tool_call_id" && r.skip();
@@ -244,6 +297,7 @@ struct text_out {
 line_state* read_request(std::string_view text) {
   thread_local line_state st;  // reused: no allocation per line once warm
   st.reset(text.size());
+  st.base = text.data();
   if (!read_line(text, st)) return nullptr;
   if (spells_turn_token(st, st.side.view())) return nullptr;
   return &st;

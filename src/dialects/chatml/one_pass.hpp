@@ -61,9 +61,18 @@ struct call_ref {
   std::size_t arguments_size = 0;
 };
 
+/// A byte offset the reader did not record (the simdjson reader records none): the caller
+/// finds the warning's place by its path.
+inline constexpr std::size_t kUnplaced = std::string_view::npos;
+
 struct message_ref {
   std::string_view role;  ///< one of system, user, assistant, tool, developer
   text_ref content;
+  /// Where the values of "role", "name" and "reasoning_content" begin in the input, for
+  /// warnings about them (kUnplaced: not recorded).
+  std::size_t role_at = kUnplaced;
+  std::size_t name_at = kUnplaced;
+  std::size_t reasoning_at = kUnplaced;
   std::size_t calls_begin = 0;  ///< in gathered::calls
   std::size_t calls_end = 0;
   bool has_name = false;
@@ -152,13 +161,19 @@ void write_template(const gathered& g, std::string_view side, bool add_generatio
   out.put(kImEnd);
   for (std::size_t i = 0; i < ms.size(); ++i) {
     const message_ref& m = ms[i];
+    // A warning is placed at the offset the reader recorded (no search by path after).
     if (m.has_reasoning && m.role == "assistant") {
-      warnings.push_back(dropped(i, "reasoning", "reasoning"));
+      warnings.push_back(dropped(i, "reasoning_content", "reasoning"));
+      warnings.back().offset = m.reasoning_at;
     }
-    if (m.has_name && m.role != "tool") warnings.push_back(dropped(i, "name", "a name"));
+    if (m.has_name && m.role != "tool") {
+      warnings.push_back(dropped(i, "name", "a name"));
+      warnings.back().offset = m.name_at;
+    }
     if (i == 0 && first_system) continue;
     if (m.role == "developer") {
       warnings.push_back(dropped_developer(i));
+      warnings.back().offset = m.role_at;
       continue;
     }
     if (m.role == "tool") {
