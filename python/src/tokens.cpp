@@ -21,16 +21,16 @@ void bind_tokens(py::module_& m) {
   py::class_<tokenizer>(m, "Tokenizer")
       .def_static(
           "from_file",
-          [](const std::string& path, const std::string& encoding) {
+          [](const std::string& path, const std::string& encoding, const std::string& cache_dir) {
             result<tokenizer> t = make_error(error_code::internal, "");
             {
               py::gil_scoped_release nogil;
-              t = tokenizer::from_file(path, {.encoding = encoding});
+              t = tokenizer::from_file(path, {.encoding = encoding, .cache_dir = cache_dir});
             }
             if (!t) raise(t.error());
             return std::move(t).value();
           },
-          py::arg("path"), py::arg("encoding") = "")
+          py::arg("path"), py::arg("encoding") = "", py::arg("cache_dir") = "")
       .def_property_readonly("name", [](const tokenizer& t) { return std::string(t.name()); })
       .def_property_readonly("vocab_size", &tokenizer::vocab_size)
       .def(

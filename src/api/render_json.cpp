@@ -222,7 +222,7 @@ json_render_result render_json(std::string_view json_text, const json_render_opt
     }
     const std::size_t request_warnings = r.diagnostics.size();  // the request's kwargs
     if (!o.render.continue_final_message &&
-        one_pass->to_text(json_text, o.render.add_generation_prompt, r.text, r.diagnostics)) {
+        one_pass->to_text(json_text, o.render, r.text, r.diagnostics)) {
       for (std::size_t i = request_warnings; i < r.diagnostics.size(); ++i) {
         place_one_pass(r.diagnostics[i], json_text);
       }
@@ -267,7 +267,7 @@ void render_json_line(std::string_view json_text, const json_render_options& giv
       const std::size_t at = line.size();
       const std::size_t before = diagnostics.size();
       line.raw("{\"text\":\"");
-      if (one_pass->to_json_text(json_text, o.render.add_generation_prompt, line, diagnostics)) {
+      if (one_pass->to_json_text(json_text, o.render, line, diagnostics)) {
         for (std::size_t i = before; i < diagnostics.size(); ++i) {
           place_one_pass(diagnostics[i], json_text);
         }

@@ -79,13 +79,15 @@ struct preamble_hooks {
   origin_map (*origins)(const conversation& c);
 };
 
-/// A dialect's one-pass renderer of OpenAI chat JSON (ChatML's): it declines (false, output
-/// as it was) what it does not take, and the general path answers then.
+/// A dialect's one-pass renderer of OpenAI chat JSON (ChatML's, Qwen3's): it declines
+/// (false) what it does not take, and the general path answers then; the caller drops what
+/// a declining renderer appended to `out` and `warnings`. It reads the options the
+/// dialect's renderer reads (add_generation_prompt; Qwen3: enable_thinking, keep_reasoning).
 struct one_pass_hooks {
-  bool (*to_text)(std::string_view json, bool add_generation_prompt, std::string& out,
+  bool (*to_text)(std::string_view json, const render_options& options, std::string& out,
                   std::vector<diagnostic>& warnings);
   /// The same, appended escaped as the inside of a JSON string (a batch line's "text").
-  bool (*to_json_text)(std::string_view json, bool add_generation_prompt, text_buffer& out,
+  bool (*to_json_text)(std::string_view json, const render_options& options, text_buffer& out,
                        std::vector<diagnostic>& warnings);
 };
 

@@ -148,7 +148,8 @@ constexpr std::array<codec, dialect_count> kCodecs = {{
      .render = qwen3::render,
      .make_decoder = qwen3::make_decoder,
      .defined_away = f_call_ids,
-     .kwargs = kQwen3Kwargs},
+     .kwargs = kQwen3Kwargs,
+     .one_pass = &qwen3::kOnePass},
 }};
 
 constexpr bool in_enum_order() {

@@ -114,6 +114,10 @@ void bpe_model::finish() {
     by_bytes[i] = (h >> 32) << 32 | id;
     if (b.size() == 1 && !char_level) byte_token[static_cast<unsigned char>(b[0])] = id;
   }
+  index_added();
+}
+
+void bpe_model::index_added() {
   std::sort(added.begin(), added.end(), [](const added_token& a, const added_token& b) {
     return a.text.size() > b.text.size();
   });

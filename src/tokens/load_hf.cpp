@@ -423,14 +423,66 @@ result<bool> read_unigram_vocab(element model, const char_decoder& decoder, bpe_
   return true;
 }
 
+struct added_entry {
+  token_id id;
+  std::string_view content;
+  bool special;
+};
+
+// One entry of added_tokens, with what ocml refuses in it.
+result<added_entry> read_added(element a, const bpe_model& m, std::uint64_t id_limit) {
+  std::uint64_t id = 0;
+  std::string_view content;
+  if (a["id"].get(id) != simdjson::SUCCESS || a["content"].get(content) != simdjson::SUCCESS ||
+      content.empty()) {
+    return malformed("added token without an ID or content");
+  }
+  if (id >= id_limit) return beyond_entries("added token", content, id, id_limit);
+  for (const char* key : {"lstrip", "rstrip", "single_word"}) {
+    bool v = false;
+    if (a[key].get(v) == simdjson::SUCCESS && v) {
+      return unsupported("added token '" + std::string(content) + "' with " + key);
+    }
+  }
+  bool special = false;
+  bool normalized = false;
+  read_if_present(a, "special", special);
+  read_if_present(a, "normalized", normalized);
+  if (normalized && !m.normalizers.empty()) {
+    return unsupported("added token '" + std::string(content) + "' matched after normalizing");
+  }
+  return added_entry{static_cast<token_id>(id), content, special};
+}
+
+// The configuration read into a model whose tables the cache restored: the added tokens
+// (their bytes are in the tables; each must name the ID the tables hold it under).
+result<std::shared_ptr<bpe_model>> with_cached_tables(std::shared_ptr<bpe_model> m,
+                                                      simdjson::dom::array added, bool has_added,
+                                                      bool unigram) {
+  if (unigram != m->unigram) return malformed("cached tables of another model type");
+  if (unigram) m->fuse_unk = true;  // as read_unigram_vocab sets it
+  m->added.clear();
+  if (has_added) {
+    for (element a : added) {
+      auto read = read_added(a, *m, m->spans.size());
+      if (!read) return read.error();
+      m->added.push_back({std::string(read->content), read->id, read->special});
+    }
+  }
+  m->index_added();
+  return m;
+}
+
 }  // namespace
 
-result<std::shared_ptr<bpe_model>> load_tokenizer_json(std::string_view text) {
+result<std::shared_ptr<bpe_model>> load_tokenizer_json(std::string_view text,
+                                                       std::shared_ptr<bpe_model> tables) {
   element root;
   if (parse_document(text).get(root) != simdjson::SUCCESS || !root.is_object()) {
     return malformed("not a JSON object");
   }
-  auto m = std::make_shared<bpe_model>();
+  const bool cached = tables != nullptr;
+  auto m = cached ? std::move(tables) : std::make_shared<bpe_model>();
   m->name = "tokenizer.json";
   element model;
   std::string_view type;
@@ -500,9 +552,10 @@ result<std::shared_ptr<bpe_model>> load_tokenizer_json(std::string_view text) {
   std::string bytes;
   simdjson::dom::array added;
   const bool has_added = root["added_tokens"].get(added) == simdjson::SUCCESS;
-  if (unigram) {
+  if (unigram && !cached) {
     if (auto r = read_unigram_vocab(model, decoder, *m); !r) return r.error();
   }
+  if (cached) return with_cached_tables(m, added, has_added, unigram);
   simdjson::dom::object vocab;
   std::size_t entries = m->ordinary_count;  // a Unigram vocabulary's, read above
   if (!unigram) {
@@ -535,29 +588,11 @@ result<std::shared_ptr<bpe_model>> load_tokenizer_json(std::string_view text) {
       m->ordinary_count = std::max<std::size_t>(m->ordinary_count, id + 1);
     }
   }
-  const bool identity_normalizer = m->normalizers.empty();
   if (has_added) {
     for (element a : added) {
-      std::uint64_t id = 0;
-      std::string_view content;
-      if (a["id"].get(id) != simdjson::SUCCESS || a["content"].get(content) != simdjson::SUCCESS ||
-          content.empty()) {
-        return malformed("added token without an ID or content");
-      }
-      if (id >= id_limit) return beyond_entries("added token", content, id, id_limit);
-      for (const char* key : {"lstrip", "rstrip", "single_word"}) {
-        bool v = false;
-        if (a[key].get(v) == simdjson::SUCCESS && v) {
-          return unsupported("added token '" + std::string(content) + "' with " + key);
-        }
-      }
-      bool special = false;
-      bool normalized = false;
-      read_if_present(a, "special", special);
-      read_if_present(a, "normalized", normalized);
-      if (normalized && !identity_normalizer) {
-        return unsupported("added token '" + std::string(content) + "' matched after normalizing");
-      }
+      auto read = read_added(a, *m, id_limit);
+      if (!read) return read.error();
+      const auto [id, content, special] = *read;
       // The decoder reads an added token as it reads any token (ByteLevel: mapped back to
       // bytes when every character is in the map, else its own UTF-8).
       if (byte_level) {
@@ -568,8 +603,8 @@ result<std::shared_ptr<bpe_model>> load_tokenizer_json(std::string_view text) {
           m->set_key(static_cast<token_id>(id), content);
         }
       }
-      m->set_bytes(static_cast<token_id>(id), bytes);
-      m->added.push_back({std::string(content), static_cast<token_id>(id), special});
+      m->set_bytes(id, bytes);
+      m->added.push_back({std::string(content), id, special});
     }
   }
   m->finish();

@@ -41,6 +41,33 @@ class u64_map {
   }
   [[nodiscard]] std::size_t size() const noexcept { return size_; }
 
+  static constexpr std::uint64_t kEmpty = ~std::uint64_t{0};
+  struct slot {
+    std::uint64_t key = kEmpty;
+    std::uint64_t value = 0;
+  };
+  /// The table as it stands (the tokenizer cache writes it).
+  [[nodiscard]] const std::vector<slot>& slots() const noexcept { return slots_; }
+  /// Takes `slots` as the table (the tokenizer cache reads it): false, and the map left
+  /// as it was, unless their number is 0 or a power of two with at least one empty slot
+  /// (a lookup stops at one). `valid(value)` checks each stored value.
+  template <typename Check>
+  [[nodiscard]] bool adopt(std::vector<slot>&& slots, Check valid) {
+    const std::size_t n = slots.size();
+    if (n != 0 && (n & (n - 1)) != 0) return false;
+    std::size_t used = 0;
+    for (const slot& s : slots) {
+      if (s.key == kEmpty) continue;
+      if (!valid(s.key, s.value)) return false;
+      ++used;
+    }
+    if (n != 0 && used == n) return false;
+    slots_ = std::move(slots);
+    mask_ = n == 0 ? 0 : n - 1;
+    size_ = used;
+    return true;
+  }
+
   static std::uint64_t hash(std::uint64_t k) noexcept {
     k ^= k >> 33;
     k *= 0xff51afd7ed558ccdULL;
@@ -50,11 +77,6 @@ class u64_map {
 
  private:
   void put(std::uint64_t key, std::uint64_t value, bool overwrite);
-  static constexpr std::uint64_t kEmpty = ~std::uint64_t{0};
-  struct slot {
-    std::uint64_t key = kEmpty;
-    std::uint64_t value = 0;
-  };
   std::vector<slot> slots_;
   std::size_t mask_ = 0;
   std::size_t size_ = 0;
@@ -158,6 +180,9 @@ struct bpe_model {
   /// Indexes ordinary tokens by bytes, sorts added tokens and pads the arena; call once
   /// after loading.
   void finish();
+  /// The added tokens' part of finish(): sorted, indexed by hash, by ID and by first byte
+  /// (a model whose tables come from the tokenizer cache).
+  void index_added();
 };
 
 /// The <0xNN> token of `byte` (byte fallback), or kNoToken.

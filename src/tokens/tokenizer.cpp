@@ -2,12 +2,20 @@
 // ocml::tokenizer: added tokens split out, the file's normalizers, pre-tokenizing, then
 // byte-pair merging of each piece (cached per thread).
 #include <algorithm>
+#include <cerrno>
+#include <cstdio>
 #include <cstring>
+#include <filesystem>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "core/read_file.hpp"
 #include "ocml/tokens.hpp"
 #include "tokens/load.hpp"
 #include "tokens/model.hpp"
+#include "tokens/model_cache.hpp"
 #include "tokens/unicode.hpp"
 
 namespace ocml {
@@ -207,14 +215,80 @@ result<tokenizer> tokenizer::from_tiktoken(std::string_view ranks_text,
   return tokenizer(std::move(*m));
 }
 
+namespace {
+
+// Writes `bytes` as `dir`/`name` through a temporary file renamed into place, so that a
+// reader never sees half a file; false (nothing left behind) when anything fails.
+bool write_cache_file(const std::string& dir, const std::string& name, std::string_view bytes) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) return false;
+  const std::string final_path = dir + "/" + name;
+  const std::string temp = final_path + ".tmp" + std::to_string(::getpid());
+  const int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) return false;
+  std::size_t done = 0;
+  while (done < bytes.size()) {
+    const ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
+    if (n <= 0 && errno != EINTR) break;
+    if (n > 0) done += static_cast<std::size_t>(n);
+  }
+  const bool ok = ::close(fd) == 0 && done == bytes.size() &&
+                  std::rename(temp.c_str(), final_path.c_str()) == 0;
+  if (!ok) std::remove(temp.c_str());
+  return ok;
+}
+
+struct fd_closer {
+  int fd;
+  ~fd_closer() {
+    if (fd >= 0) ::close(fd);
+  }
+};
+
+// The tokenizer.json at `path` from a valid cache file in `dir`, read without holding the
+// source in memory (it is hashed in pieces); null on a miss.
+std::shared_ptr<const detail::bpe_model> from_cache(const std::string& path,
+                                                    const std::string& dir) {
+  const fd_closer source{::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC)};
+  struct stat st {};
+  if (source.fd < 0 || ::fstat(source.fd, &st) != 0 || !S_ISREG(st.st_mode)) return nullptr;
+  char head[64];
+  const ssize_t n = ::pread(source.fd, head, sizeof head, 0);
+  const std::string_view start(head, n > 0 ? static_cast<std::size_t>(n) : 0);
+  const std::size_t first = start.find_first_not_of(" \t\r\n");
+  if (first == std::string_view::npos || start[first] != '{') return nullptr;  // not JSON
+  const auto key = detail::key_of_file(source.fd, detail::kMaxFileBytes);
+  if (!key) return nullptr;
+  const std::string cache = dir + "/" + detail::cache_file_name(*key);
+  const fd_closer file{::open(cache.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC)};
+  if (file.fd < 0) return nullptr;
+  return detail::read_model_cache(file.fd, *key);
+}
+
+}  // namespace
+
 result<tokenizer> tokenizer::from_file(const std::string& path, const tokenizer_options& options) {
+  if (!options.cache_dir.empty()) {
+    if (auto m = from_cache(path, options.cache_dir)) return tokenizer(std::move(m));
+  }
   std::string text;
   std::string why;
   if (!detail::read_file(path, text, &why)) {
     return make_error(error_code::io_error, "cannot read tokenizer file " + why);
   }
   std::size_t first = text.find_first_not_of(" \t\r\n");
-  if (first != std::string::npos && text[first] == '{') return from_tokenizer_json(text);
+  if (first != std::string::npos && text[first] == '{') {
+    if (options.cache_dir.empty()) return from_tokenizer_json(text);
+    // A miss: loaded from the text read, cached under the key of that text.
+    auto m = detail::load_tokenizer_json(text);
+    if (!m) return m.error();
+    if (const std::string bytes = detail::write_model_cache(**m, text); !bytes.empty()) {
+      (void)write_cache_file(options.cache_dir,
+                             detail::cache_file_name(detail::key_of_source(text)), bytes);
+    }
+    return tokenizer(std::move(*m));
+  }
   return from_tiktoken(text, options);
 }
 

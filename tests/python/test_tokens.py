@@ -37,6 +37,22 @@ def test_encode_decode_round_trip(byte_tokenizer_path):
         tok.decode([10 ** 9])
 
 
+def test_a_cache_folder_gives_the_same_tokenizer(byte_tokenizer_path, tmp_path):
+    text = "Hi <|im_end|> naïve 日本語 🙂"
+    plain = ocml.Tokenizer.from_file(byte_tokenizer_path)
+    first = ocml.Tokenizer.from_file(byte_tokenizer_path, cache_dir=str(tmp_path))
+    files = list(tmp_path.iterdir())
+    assert len(files) == 1 and files[0].name.endswith(".ocmltok")
+    second = ocml.Tokenizer.from_file(byte_tokenizer_path, cache_dir=str(tmp_path))
+    for tok in (first, second):
+        assert tok.encode(text).tolist() == plain.encode(text).tolist()
+        assert tok.vocab_size == plain.vocab_size
+    files[0].write_bytes(b"not a cache file")  # a miss, and written again
+    third = ocml.Tokenizer.from_file(byte_tokenizer_path, cache_dir=str(tmp_path))
+    assert third.encode(text).tolist() == plain.encode(text).tolist()
+    assert files[0].stat().st_size > 100
+
+
 def _compare_examples(want: list, got: list) -> int:
     """Compares render_ids_batch's results with the CLI's lines (an error line for a failed
     conversation, a line per training example otherwise); the conversations compared."""

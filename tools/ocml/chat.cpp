@@ -321,7 +321,7 @@ int run_chat(const chat_args& a) {
   if (declared.empty()) conv.tools = runnable;
   std::optional<tokenizer> tok;
   if (!a.tokenizer.empty()) {
-    auto t = tokenizer::from_file(a.tokenizer, {.encoding = a.encoding});
+    auto t = tokenizer::from_file(a.tokenizer, tokenizer_options_for(a.encoding));
     if (!t) {
       std::cerr << a.tokenizer << ": " << t.error().to_string() << '\n';
       return 2;

@@ -289,7 +289,7 @@ int each_input(const render_args& a, const line_fn& one_line) {
 }
 
 result<tokenizer> load_tokenizer(const render_args& a) {
-  return tokenizer::from_file(a.tokenizer, {.encoding = a.encoding});
+  return tokenizer::from_file(a.tokenizer, tokenizer_options_for(a.encoding));
 }
 
 token_render_options token_options_of(const render_args& a) {
@@ -411,7 +411,7 @@ int run_parse(const parse_args& a) {
   openai_options oo = openai_defaults(a.decoder.dialect);
   oo.call_id_seed = a.seed;
   if (a.ids) {
-    auto tok = tokenizer::from_file(a.tokenizer, {.encoding = a.encoding});
+    auto tok = tokenizer::from_file(a.tokenizer, tokenizer_options_for(a.encoding));
     if (!tok) {
       std::cerr << tok.error().to_string() << '\n';
       return 1;
@@ -466,7 +466,7 @@ bool decode_input(const parse_args& a, const decoder::sink& sink) {
     decoder d(a.decoder, sink);
     return feed_streaming(d, a.file, a.chunk);
   }
-  auto tok = tokenizer::from_file(a.tokenizer, {.encoding = a.encoding});
+  auto tok = tokenizer::from_file(a.tokenizer, tokenizer_options_for(a.encoding));
   if (!tok) {
     print_diag(tok.error());
     return false;

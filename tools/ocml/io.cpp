@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <iostream>
 #include <iterator>
@@ -98,6 +99,18 @@ bool read_pieces(const std::string& path, const std::function<void(std::string_v
     return false;
   }
   return true;
+}
+
+ocml::tokenizer_options tokenizer_options_for(const std::string& encoding) {
+  ocml::tokenizer_options o{.encoding = encoding};
+  if (const char* dir = std::getenv("OCML_CACHE_DIR"); dir != nullptr) {
+    o.cache_dir = dir;  // empty: no cache
+  } else if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg != nullptr && *xdg != '\0') {
+    o.cache_dir = std::string(xdg) + "/ocml";
+  } else if (const char* home = std::getenv("HOME"); home != nullptr && *home != '\0') {
+    o.cache_dir = std::string(home) + "/.cache/ocml";
+  }
+  return o;
 }
 
 }  // namespace ocml::cli

@@ -7,7 +7,16 @@
 #include <string>
 #include <string_view>
 
+#include "ocml/tokens.hpp"
+
 namespace ocml::cli {
+
+/// How the CLI loads a tokenizer file: the tiktoken `encoding`, and the tokenizer cache
+/// (decision 106) in $OCML_CACHE_DIR, else $XDG_CACHE_HOME/ocml, else $HOME/.cache/ocml;
+/// none when OCML_CACHE_DIR is set but empty.
+///
+///   auto tok = ocml::tokenizer::from_file(path, tokenizer_options_for(""));
+[[nodiscard]] ocml::tokenizer_options tokenizer_options_for(const std::string& encoding);
 
 /// The bytes of a file, or of standard input for "-". Maps regular files read-only.
 class input {

@@ -92,7 +92,7 @@ result<json> output_of(const parse_args& a, const json& m) {
 
 // --ids: the generation's IDs decoded to its text with the tokenizer.
 bool read_ids_text(const parse_args& a, std::string& text) {
-  auto tok = tokenizer::from_file(a.tokenizer, {.encoding = a.encoding});
+  auto tok = tokenizer::from_file(a.tokenizer, tokenizer_options_for(a.encoding));
   if (!tok) {
     print_diag(tok.error());
     return false;
@@ -211,7 +211,7 @@ int run_stream_response(const parse_args& a) {
   if (a.ids) {
     // Token IDs, each turned to its text as it comes (never splitting a character).
     read = false;
-    auto tok = tokenizer::from_file(a.tokenizer, {.encoding = a.encoding});
+    auto tok = tokenizer::from_file(a.tokenizer, tokenizer_options_for(a.encoding));
     std::string bytes;
     if (!tok) {
       print_diag(tok.error());

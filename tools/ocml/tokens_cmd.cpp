@@ -24,7 +24,7 @@ void add_common(CLI::App* app, tokens_args& a) {
 
 // Loads the tokenizer and opens the input; false (the error printed) when either fails.
 bool prepare(const tokens_args& a, std::optional<tokenizer>& tok, input& in) {
-  auto t = tokenizer::from_file(a.tokenizer, {.encoding = a.encoding});
+  auto t = tokenizer::from_file(a.tokenizer, tokenizer_options_for(a.encoding));
   if (!t) {
     std::cerr << t.error().to_string() << '\n';
     return false;
@@ -134,7 +134,7 @@ int run_tokens_decode(const tokens_args& a) {
 }
 
 int run_tokens_check(const tokens_args& a) {
-  auto tok = tokenizer::from_file(a.tokenizer, {.encoding = a.encoding});
+  auto tok = tokenizer::from_file(a.tokenizer, tokenizer_options_for(a.encoding));
   if (!tok) {
     std::cerr << tok.error().to_string() << '\n';
     return 1;

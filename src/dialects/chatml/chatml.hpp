@@ -104,7 +104,15 @@ bool render_openai_line_text(std::string_view text, bool add_generation_prompt, 
 bool render_openai_text_fastest(std::string_view text, bool add_generation_prompt, std::string& out,
                                 std::vector<diagnostic>& warnings);
 /// The codec's one-pass hooks (core/codec.hpp).
-inline constexpr one_pass_hooks kOnePass{render_openai_text_fastest, render_openai_json_text};
+inline constexpr one_pass_hooks kOnePass{
+    [](std::string_view json, const render_options& o, std::string& out,
+       std::vector<diagnostic>& warnings) {
+      return render_openai_text_fastest(json, o.add_generation_prompt, out, warnings);
+    },
+    [](std::string_view json, const render_options& o, text_buffer& out,
+       std::vector<diagnostic>& warnings) {
+      return render_openai_json_text(json, o.add_generation_prompt, out, warnings);
+    }};
 /// What sets a ChatML-family model's markup apart from Qwen2.5's.
 struct variant {
   /// `<think>…</think>` at the start of an assistant turn is its reasoning (Qwen3).

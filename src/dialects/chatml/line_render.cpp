@@ -177,6 +177,11 @@ bool read_message_member(json_reader& r, line_state& st, std::string_view key, m
       json_string s;
       ok = r.string(s);
       present = !s.raw.empty();
+      if (ok && reasoning) {
+        m.reasoning_text = true;
+        m.reasoning = {s.raw, s.canonical};
+        if (!s.canonical) ok = r.value_of(s, m.reasoning.text);
+      }
     } else {
       present = reasoning && next != 'n';
       ok = r.skip();
@@ -259,40 +264,6 @@ bool read_line(std::string_view text, line_state& st) {
   return ok && has_messages && r.at_end();
 }
 
-// The batch line: text escaped as the inside of a JSON string.
-struct escaped_out {
-  escaped_buffer& out;
-  void put(const piece& p) const { out.raw(p.escaped); }
-  void put(const text_ref& t) const {
-    if (t.escaped) {
-      out.raw(t.text);  // the canonical escaping is what the line needs
-    } else {
-      out.escape(t.text);
-    }
-  }
-  void raw(std::string_view s) const { out.raw(s); }
-};
-
-// The text itself: every escaped fragment (the template's pieces, canonical input strings,
-// the side text's dumps) unescaped as it is appended.
-struct text_out {
-  std::string& out;
-  void put(const piece& p) const { out += p.raw; }
-  void put(const text_ref& t) const {
-    if (t.escaped) {
-      raw(t.text);
-    } else {
-      out += t.text;
-    }
-  }
-  void raw(std::string_view escaped) const {
-    const std::size_t at = out.size();
-    out.resize(at + escaped.size());
-    char* const end = unescape_into(escaped, out.data() + at);
-    out.resize(static_cast<std::size_t>(end - out.data()));
-  }
-};
-
 // Reads `text` into the thread's state and checks what the writers need: false declines.
 line_state* read_request(std::string_view text) {
   thread_local line_state st;  // reused: no allocation per line once warm
@@ -304,6 +275,13 @@ line_state* read_request(std::string_view text) {
 }
 
 }  // namespace
+
+const gathered* read_openai_request(std::string_view text, std::string_view& side) {
+  line_state* st = read_request(text);
+  if (st == nullptr) return nullptr;
+  side = st->side.view();
+  return st;
+}
 
 bool render_openai_line_text(std::string_view text, bool add_generation_prompt, std::string& out,
                              std::vector<diagnostic>& warnings) {

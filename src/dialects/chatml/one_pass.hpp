@@ -14,6 +14,7 @@
 #include "core/forge.hpp"
 #include "dialects/chatml/chatml.hpp"
 #include "interchange/json_escape.hpp"
+#include "interchange/json_reader.hpp"
 
 namespace ocml::detail::chatml {
 
@@ -75,6 +76,9 @@ struct message_ref {
   std::size_t reasoning_at = kUnplaced;
   std::size_t calls_begin = 0;  ///< in gathered::calls
   std::size_t calls_end = 0;
+  /// The reasoning_content when it is a string (`reasoning_text`); Qwen3 writes it.
+  text_ref reasoning;
+  bool reasoning_text = false;
   bool has_name = false;
   bool has_reasoning = false;
   [[nodiscard]] bool has_calls() const { return calls_end > calls_begin; }
@@ -138,6 +142,44 @@ struct gathered {
   }
   return false;
 }
+
+/// The batch reader (line_render.cpp) over `text`: what it gathered and its side text
+/// (valid until the thread's next call), or null when it declines the request.
+[[nodiscard]] const gathered* read_openai_request(std::string_view text, std::string_view& side);
+
+/// A writer into a batch line: text escaped as the inside of a JSON string.
+struct escaped_out {
+  escaped_buffer& out;
+  void put(const piece& p) const { out.raw(p.escaped); }
+  void put(const text_ref& t) const {
+    if (t.escaped) {
+      out.raw(t.text);  // the canonical escaping is what the line needs
+    } else {
+      out.escape(t.text);
+    }
+  }
+  void raw(std::string_view s) const { out.raw(s); }
+};
+
+/// A writer of the text itself: every escaped fragment (the template's pieces, canonical
+/// input strings, the side text's dumps) unescaped as it is appended.
+struct text_out {
+  std::string& out;
+  void put(const piece& p) const { out += p.raw; }
+  void put(const text_ref& t) const {
+    if (t.escaped) {
+      raw(t.text);
+    } else {
+      out += t.text;
+    }
+  }
+  void raw(std::string_view escaped) const {
+    const std::size_t at = out.size();
+    out.resize(at + escaped.size());
+    char* const end = unescape_into(escaped, out.data() + at);
+    out.resize(static_cast<std::size_t>(end - out.data()));
+  }
+};
 
 /// Writes `g` as the Qwen2.5 template does. `out` has put(const piece&),
 /// put(const text_ref&) and raw(std::string_view) (text already in the output's form);

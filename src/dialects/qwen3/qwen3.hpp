@@ -7,6 +7,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/codec.hpp"
 #include "core/stream_decoder.hpp"
 #include "ocml/render.hpp"
 
@@ -20,6 +21,16 @@ inline constexpr std::string_view kToolsHead =
 
 result<std::string> render(const conversation& c, const render_options& o,
                            std::vector<diagnostic>* warnings);
+
+/// OpenAI JSON text straight to Qwen3's template (line_render.cpp), through ChatML's batch
+/// reader: the same bytes as `render` of the conversation read from it, or false (output
+/// and warnings to be dropped by the caller) for what it does not take.
+bool render_openai_text(std::string_view json, const render_options& o, std::string& out,
+                        std::vector<diagnostic>& warnings);
+/// The same, appended escaped as the inside of a JSON string (a batch line's "text").
+bool render_openai_json_text(std::string_view json, const render_options& o, text_buffer& out,
+                             std::vector<diagnostic>& warnings);
+inline constexpr one_pass_hooks kOnePass{render_openai_text, render_openai_json_text};
 std::unique_ptr<stream_decoder> make_decoder(decoder_options o, decoder::sink s);
 
 }  // namespace ocml::detail::qwen3
