@@ -206,6 +206,26 @@ TEST(Interchange, RenderJsonTakesTheRequestsOptionsAndWritesTheCliLine) {
           "type": "function", "function": {"name": "f", "arguments": "{\"a\": 1}"}}]}]})",
       R"({"messages": [{"role": "bot", "content": "x"}]})",  // an error
   };
+  // The options as the request spells them, read by the one-pass reader or (a repeated key,
+  // which it declines) by simdjson, which takes the first: the same options either way.
+  const std::string msgs = R"("messages": [{"role": "user", "content": "Hi"}])";
+  const std::pair<std::string, std::string> spellings[] = {
+      {"{" + msgs + R"(, "chat_template_kwargs" : {"enable_thinking": false}  })",
+       "<think>\n\n</think>\n\n"},
+      {"{" + msgs + R"(, "add_generation_prompt": true, "add_generation_prompt": false})",
+       "<|im_start|>assistant\n"},
+      {"{" + msgs + R"(, "x": {"a": [1, {"b": "}"}]}, "add_generation_prompt": true})",
+       "<|im_start|>assistant\n"},
+      {"{" + msgs + R"(, "add_generation_prompt": "yes"})",  // not a bool: the option stays
+       "<|im_start|>assistant\n"},
+      {"{" + msgs + R"(, "add_generation_prompt": false})", "Hi<|im_end|>\n"},
+  };
+  for (const auto& [request, ending] : spellings) {
+    const auto r = ocml::render_json(
+        request, {.render = {.dialect = ocml::dialect::qwen3, .add_generation_prompt = true}});
+    ASSERT_TRUE(r.ok()) << request;
+    EXPECT_TRUE(r.text.ends_with(ending)) << request << "\n" << r.text;
+  }
   for (const ocml::dialect d : {ocml::dialect::chatml, ocml::dialect::qwen3}) {
     for (const auto& c : cases) {
       const ocml::json_render_options o{.render = {.dialect = d}};

@@ -8,6 +8,7 @@
 #include "core/line_tracker.hpp"
 #include "dialects/registry.hpp"
 #include "interchange/json_input.hpp"
+#include "interchange/json_reader.hpp"
 #include "interchange/simd_json.hpp"
 #include "ocml/json.hpp"
 
@@ -66,11 +67,56 @@ key_scan scan_keys(std::string_view text) {
 // (`add_generation_prompt`, `continue_final_message`, `chat_template_kwargs` through
 // apply_kwargs, `reasoning_effort`), over the caller's; the text is read again only when one
 // occurs.
+// The request's options read with the one-pass reader, every other member skipped (not
+// built: a simdjson document of the whole request was 10% of a batch whose lines carry
+// options); false when the reader declines the text.
+bool read_request_options(std::string_view text, json_render_options& o,
+                          std::vector<diagnostic>* warnings) {
+  thread_local detail::json_arena arena;
+  arena.reset(text.size());
+  detail::json_reader r(text, arena);
+  if (r.peek() != '{') return false;
+  std::string_view kwargs;
+  const bool ok = r.object([&](std::string_view key, const detail::json_string&) {
+    if (key == "add_generation_prompt" || key == "continue_final_message") {
+      std::string_view word;
+      if (r.peek() != 't' && r.peek() != 'f') return r.skip();
+      if (!r.literal(word)) return false;
+      (key == "add_generation_prompt" ? o.render.add_generation_prompt
+                                      : o.render.continue_final_message) = word == "true";
+      return true;
+    }
+    if (key == "reasoning_effort" && r.peek() == '"') {
+      detail::json_string s;
+      std::string_view value;
+      if (!r.string(s) || !r.value_of(s, value)) return false;
+      o.reasoning_effort = value;
+      return true;
+    }
+    const char* const at = r.position();
+    if (!r.skip()) return false;
+    if (key == "chat_template_kwargs" && *at == '{') {
+      kwargs = std::string_view(at, static_cast<std::size_t>(r.position() - at));
+    }
+    return true;
+  });
+  if (!ok || !r.at_end()) return false;
+  if (!kwargs.empty()) {
+    // Rare (a request that sets template variables): read through the one kwargs mapping.
+    while (!kwargs.empty() && kwargs.back() != '}') kwargs.remove_suffix(1);  // trailing space
+    if (auto j = parse_json_text(kwargs)) detail::apply_kwargs(o, *j, warnings);
+  }
+  return true;
+}
+
 json_render_options with_request_options(std::string_view text, const json_render_options& in,
                                          const key_scan& keys, std::vector<diagnostic>* warnings) {
   json_render_options o = in;
   if (o.format == json_format::automatic && !keys.native) o.format = json_format::openai;
   if (!keys.options || !in.request_options) return o;
+  if (read_request_options(text, o, warnings)) return o;
+  o = in;  // the one-pass reader declined (a repeated key, deep nesting…): simdjson reads it
+  if (o.format == json_format::automatic && !keys.native) o.format = json_format::openai;
   simdjson::dom::element doc;
   if (detail::parse_document(text).get(doc) != simdjson::SUCCESS || !doc.is_object()) return o;
   bool b = false;
@@ -118,15 +164,28 @@ bool has_request_option(std::string_view text) {
 
 // A warning of a one-pass renderer, whose path is OpenAI's already: at the offset its
 // reader recorded, else (npos: not recorded) found by its path.
-void place_one_pass(diagnostic& d, std::string_view text) {
+// `one_line`: the text holds no newline (a JSONL line), so a column is the offset + 1.
+void place_one_pass(diagnostic& d, std::string_view text, bool one_line) {
   if (d.offset == std::string_view::npos) {
     d.offset = 0;
     detail::place_at_path(d, text);
     return;
   }
+  if (one_line) {
+    d.line = 1;
+    d.column = std::min(d.offset, text.size()) + 1;
+    return;
+  }
   const detail::position p = detail::advance({}, text.substr(0, std::min(d.offset, text.size())));
   d.line = p.line;
   d.column = p.column;
+}
+
+// Places the one-pass warnings from `from` on (the newline check made once for them all).
+void place_one_pass(std::vector<diagnostic>& ds, std::size_t from, std::string_view text) {
+  if (from == ds.size()) return;
+  const bool one_line = std::memchr(text.data(), '\n', text.size()) == nullptr;
+  for (std::size_t i = from; i < ds.size(); ++i) place_one_pass(ds[i], text, one_line);
 }
 
 }  // namespace
@@ -223,9 +282,7 @@ json_render_result render_json(std::string_view json_text, const json_render_opt
     const std::size_t request_warnings = r.diagnostics.size();  // the request's kwargs
     if (!o.render.continue_final_message &&
         one_pass->to_text(json_text, o.render, r.text, r.diagnostics)) {
-      for (std::size_t i = request_warnings; i < r.diagnostics.size(); ++i) {
-        place_one_pass(r.diagnostics[i], json_text);
-      }
+      place_one_pass(r.diagnostics, request_warnings, json_text);
       return r;
     }
     r.text.clear();
@@ -268,9 +325,7 @@ void render_json_line(std::string_view json_text, const json_render_options& giv
       const std::size_t before = diagnostics.size();
       line.raw("{\"text\":\"");
       if (one_pass->to_json_text(json_text, o.render, line, diagnostics)) {
-        for (std::size_t i = before; i < diagnostics.size(); ++i) {
-          place_one_pass(diagnostics[i], json_text);
-        }
+        place_one_pass(diagnostics, before, json_text);
         line.raw("\"}");
         return;
       }

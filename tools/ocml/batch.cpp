@@ -177,13 +177,17 @@ class progress_line {
 // printed where it happens, the rest summed up at the end with their first line numbers.
 class warning_kinds {
  public:
-  /// True when `d` (of input line `line`) is the first of its kind.
+  /// True when `d` (of input line `line`) is the first of its kind. Allocates only for a
+  /// new kind: a kind is found by a hash of its code and path pattern.
   bool add(const diagnostic& d, std::size_t line) {
-    key_.assign(error_name(d.code));
-    key_ += ' ';
-    append_pattern(d.message, key_);
-    const auto [it, fresh] = index_.try_emplace(key_, kinds_.size());
-    if (fresh) kinds_.push_back({key_, 0, {}});
+    const std::uint64_t h = hash_pattern(d.code, d.message);
+    const auto [it, fresh] = index_.try_emplace(h, kinds_.size());
+    if (fresh) {
+      std::string key(error_name(d.code));
+      key += ' ';
+      append_pattern(d.message, key);
+      kinds_.push_back({std::move(key), 0, {}});
+    }
     kind& k = kinds_[it->second];
     ++k.count;
     if (k.lines.size() < kShownLines && (k.lines.empty() || k.lines.back() != line)) {
@@ -204,33 +208,47 @@ class warning_kinds {
 
  private:
   static constexpr std::size_t kShownLines = 5;
-  // The message's leading JSON path ("messages[8].reasoning_content: …"), digits in
-  // brackets as "*"; nothing when the message does not begin with a path.
-  static void append_pattern(std::string_view message, std::string& out) {
+  // The message's leading JSON path ("messages[8].reasoning_content: …"); empty when the
+  // message does not begin with one.
+  static std::string_view path_of(std::string_view message) {
     const std::size_t colon = message.find(": ");
     const std::string_view path = message.substr(0, colon == std::string_view::npos ? 0 : colon);
-    if (path.empty() || path.find(' ') != std::string_view::npos) {
-      out.pop_back();
-      return;
-    }
+    return path.find(' ') == std::string_view::npos ? path : std::string_view{};
+  }
+  // Calls `put` with each byte of the path's pattern: digits in brackets as one "*".
+  template <typename Put>
+  static void each_pattern_byte(std::string_view path, Put put) {
     bool in_index = false;
     for (const char c : path) {
       if (in_index && c >= '0' && c <= '9') continue;
-      if (in_index) in_index = false;
-      out += c;
+      in_index = false;
+      put(c);
       if (c == '[') {
-        out += '*';
+        put('*');
         in_index = true;
       }
     }
+  }
+  static std::uint64_t hash_pattern(error_code code, std::string_view message) {
+    std::uint64_t h = 1469598103934665603ULL ^ static_cast<std::uint64_t>(code);
+    each_pattern_byte(path_of(message),
+                      [&h](char c) { h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ULL; });
+    return h;
+  }
+  static void append_pattern(std::string_view message, std::string& out) {
+    const std::string_view path = path_of(message);
+    if (path.empty()) {
+      out.pop_back();
+      return;
+    }
+    each_pattern_byte(path, [&out](char c) { out += c; });
   }
   struct kind {
     std::string key;
     std::size_t count = 0;
     std::vector<std::size_t> lines;
   };
-  std::string key_;
-  std::unordered_map<std::string, std::size_t> index_;
+  std::unordered_map<std::uint64_t, std::size_t> index_;
   std::vector<kind> kinds_;
 };
 
