@@ -67,6 +67,33 @@ key_scan scan_keys(std::string_view text) {
 // (`add_generation_prompt`, `continue_final_message`, `chat_template_kwargs` through
 // apply_kwargs, `reasoning_effort`), over the caller's; the text is read again only when one
 // occurs.
+// Applies a request's own options given as raw JSON values (a one-pass reader found them):
+// a bool literal for the two flags (anything else leaves the option as it was, as a
+// simdjson read of a wrong type does), a string for reasoning_effort, an object of kwargs.
+void apply_request_values(const detail::request_option_values& v, json_render_options& o,
+                          std::vector<diagnostic>* warnings) {
+  const auto trimmed = [](std::string_view raw) {
+    while (!raw.empty() &&
+           (raw.back() == ' ' || raw.back() == '\t' || raw.back() == '\n' || raw.back() == '\r')) {
+      raw.remove_suffix(1);
+    }
+    return raw;
+  };
+  const auto flag = [&](std::string_view raw, bool& option) {
+    raw = trimmed(raw);
+    if (raw == "true" || raw == "false") option = raw == "true";
+  };
+  flag(v.add_generation_prompt, o.render.add_generation_prompt);
+  flag(v.continue_final_message, o.render.continue_final_message);
+  if (const auto effort = trimmed(v.reasoning_effort); effort.starts_with('"')) {
+    if (auto j = parse_json_text(effort); j && j->is_string()) o.reasoning_effort = *j;
+  }
+  // Rare (a request that sets template variables): read through the one kwargs mapping.
+  if (const auto kwargs = trimmed(v.chat_template_kwargs); kwargs.starts_with('{')) {
+    if (auto j = parse_json_text(kwargs)) detail::apply_kwargs(o, *j, warnings);
+  }
+}
+
 // The request's options read with the one-pass reader, every other member skipped (not
 // built: a simdjson document of the whole request was 10% of a batch whose lines carry
 // options); false when the reader declines the text.
@@ -76,36 +103,17 @@ bool read_request_options(std::string_view text, json_render_options& o,
   arena.reset(text.size());
   detail::json_reader r(text, arena);
   if (r.peek() != '{') return false;
-  std::string_view kwargs;
+  detail::request_option_values values;
   const bool ok = r.object([&](std::string_view key, const detail::json_string&) {
-    if (key == "add_generation_prompt" || key == "continue_final_message") {
-      std::string_view word;
-      if (r.peek() != 't' && r.peek() != 'f') return r.skip();
-      if (!r.literal(word)) return false;
-      (key == "add_generation_prompt" ? o.render.add_generation_prompt
-                                      : o.render.continue_final_message) = word == "true";
-      return true;
-    }
-    if (key == "reasoning_effort" && r.peek() == '"') {
-      detail::json_string s;
-      std::string_view value;
-      if (!r.string(s) || !r.value_of(s, value)) return false;
-      o.reasoning_effort = value;
-      return true;
-    }
+    std::string_view* option = values.slot(key);
     const char* const at = r.position();
     if (!r.skip()) return false;
-    if (key == "chat_template_kwargs" && *at == '{') {
-      kwargs = std::string_view(at, static_cast<std::size_t>(r.position() - at));
-    }
+    if (option != nullptr)
+      *option = std::string_view(at, static_cast<std::size_t>(r.position() - at));
     return true;
   });
   if (!ok || !r.at_end()) return false;
-  if (!kwargs.empty()) {
-    // Rare (a request that sets template variables): read through the one kwargs mapping.
-    while (!kwargs.empty() && kwargs.back() != '}') kwargs.remove_suffix(1);  // trailing space
-    if (auto j = parse_json_text(kwargs)) detail::apply_kwargs(o, *j, warnings);
-  }
+  apply_request_values(values, o, warnings);
   return true;
 }
 
@@ -308,8 +316,26 @@ json_render_result render_json(std::string_view json_text, const json_render_opt
 void render_json_line(std::string_view json_text, const json_render_options& given,
                       text_buffer& line, std::vector<diagnostic>& diagnostics) {
   const auto* one_pass = detail::codec_of(given.render.dialect).one_pass;
-  if (one_pass != nullptr &&
-      (given.format == json_format::automatic || given.format == json_format::openai)) {
+  const bool openai = given.format == json_format::automatic || given.format == json_format::openai;
+  if (one_pass != nullptr && openai && one_pass->read != nullptr) {
+    // The line read once: gathered with its options' places, the options applied, then
+    // written. What the reader declines, the general path below reads again.
+    detail::request_option_values values;
+    if (const auto* request = one_pass->read(json_text, values)) {
+      const std::size_t start = diagnostics.size();
+      json_render_options o = given;
+      if (given.request_options) apply_request_values(values, o, &diagnostics);
+      if (!o.render.continue_final_message) {
+        const std::size_t before = diagnostics.size();
+        line.raw("{\"text\":\"");
+        one_pass->write_json_text(*request, o.render, line, diagnostics);
+        place_one_pass(diagnostics, before, json_text);
+        line.raw("\"}");
+        return;
+      }
+      diagnostics.resize(start);  // render_json says them
+    }
+  } else if (one_pass != nullptr && openai) {
     // The one-pass path, straight to the escaped line. Its reader declines every key it does
     // not know (the native form's too), so no key scan is needed first: only the request
     // options are looked for.

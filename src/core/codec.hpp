@@ -79,6 +79,27 @@ struct preamble_hooks {
   origin_map (*origins)(const conversation& c);
 };
 
+/// What a one-pass reader gathered from a request (a dialect's own type, opaque here).
+struct one_pass_request;
+
+/// The raw JSON values of a request's own options, as a one-pass reader found them at the
+/// top level (empty: absent).
+struct request_option_values {
+  std::string_view add_generation_prompt;
+  std::string_view continue_final_message;
+  std::string_view reasoning_effort;
+  std::string_view chat_template_kwargs;
+
+  /// Where the value of a top-level `key` goes, or null for a key that is no option.
+  [[nodiscard]] std::string_view* slot(std::string_view key) noexcept {
+    if (key == "add_generation_prompt") return &add_generation_prompt;
+    if (key == "continue_final_message") return &continue_final_message;
+    if (key == "reasoning_effort") return &reasoning_effort;
+    if (key == "chat_template_kwargs") return &chat_template_kwargs;
+    return nullptr;
+  }
+};
+
 /// A dialect's one-pass renderer of OpenAI chat JSON (ChatML's, Qwen3's): it declines
 /// (false) what it does not take, and the general path answers then; the caller drops what
 /// a declining renderer appended to `out` and `warnings`. It reads the options the
@@ -89,6 +110,13 @@ struct one_pass_hooks {
   /// The same, appended escaped as the inside of a JSON string (a batch line's "text").
   bool (*to_json_text)(std::string_view json, const render_options& options, text_buffer& out,
                        std::vector<diagnostic>& warnings);
+  /// The batch line in two steps, so that the line is read once: `read` gathers it (null:
+  /// declined) and says where the request's own options stand (raw JSON values, empty when
+  /// absent); the caller applies them, then `write` appends the line's text escaped.
+  /// Valid on the reading thread until its next `read`.
+  const one_pass_request* (*read)(std::string_view json, request_option_values& options) = nullptr;
+  void (*write_json_text)(const one_pass_request& request, const render_options& options,
+                          text_buffer& out, std::vector<diagnostic>& warnings) = nullptr;
 };
 
 struct codec {

@@ -27,7 +27,8 @@ namespace {
 struct line_state : gathered {
   json_arena arena;
   escaped_buffer side;
-  const char* base = nullptr;  ///< the line's first byte: offsets are counted from it
+  const char* base = nullptr;     ///< the line's first byte: offsets are counted from it
+  request_option_values options;  ///< the request's own options, as raw JSON values
 
   void reset(std::size_t input_size) {
     clear();
@@ -259,7 +260,13 @@ bool read_line(std::string_view text, line_state& st) {
       return read_messages(r, st);
     }
     if (key == "header" || key == "document") return false;  // the native form's
-    return key == "tools" ? read_tools(r, st) : r.skip();
+    if (key == "tools") return read_tools(r, st);
+    std::string_view* option = st.options.slot(key);
+    const char* const at = r.position();
+    if (!r.skip()) return false;
+    if (option != nullptr)
+      *option = std::string_view(at, static_cast<std::size_t>(r.position() - at));
+    return true;
   });
   return ok && has_messages && r.at_end();
 }
@@ -269,6 +276,7 @@ line_state* read_request(std::string_view text) {
   thread_local line_state st;  // reused: no allocation per line once warm
   st.reset(text.size());
   st.base = text.data();
+  st.options = {};
   if (!read_line(text, st)) return nullptr;
   if (spells_turn_token(st, st.side.view())) return nullptr;
   return &st;
@@ -276,11 +284,25 @@ line_state* read_request(std::string_view text) {
 
 }  // namespace
 
-const gathered* read_openai_request(std::string_view text, std::string_view& side) {
+const gathered* read_openai_request(std::string_view text, std::string_view& side,
+                                    request_option_values* options) {
   line_state* st = read_request(text);
   if (st == nullptr) return nullptr;
   side = st->side.view();
+  if (options != nullptr) *options = st->options;
   return st;
+}
+
+const one_pass_request* read_batch_request(std::string_view json, request_option_values& options) {
+  thread_local one_pass_request request;
+  request.gathered = read_openai_request(json, request.side, &options);
+  return request.gathered != nullptr ? &request : nullptr;
+}
+
+void write_batch_line(const one_pass_request& request, const render_options& o, text_buffer& out,
+                      std::vector<diagnostic>& warnings) {
+  escaped_out w{out};
+  write_template(*request.gathered, request.side, o.add_generation_prompt, w, warnings);
 }
 
 bool render_openai_line_text(std::string_view text, bool add_generation_prompt, std::string& out,

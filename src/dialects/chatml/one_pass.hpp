@@ -144,8 +144,10 @@ struct gathered {
 }
 
 /// The batch reader (line_render.cpp) over `text`: what it gathered and its side text
-/// (valid until the thread's next call), or null when it declines the request.
-[[nodiscard]] const gathered* read_openai_request(std::string_view text, std::string_view& side);
+/// (valid until the thread's next call), or null when it declines the request; `options`
+/// (when given) receives where the request's own options stand.
+[[nodiscard]] const gathered* read_openai_request(std::string_view text, std::string_view& side,
+                                                  request_option_values* options = nullptr);
 
 /// A writer into a batch line: text escaped as the inside of a JSON string.
 struct escaped_out {
@@ -257,3 +259,14 @@ void write_template(const gathered& g, std::string_view side, bool add_generatio
 }
 
 }  // namespace ocml::detail::chatml
+
+namespace ocml::detail {
+
+/// What a one-pass batch reader over ChatML's reader gathered (core/codec.hpp's opaque
+/// request): the gathered request and its side text.
+struct one_pass_request {
+  const chatml::gathered* gathered = nullptr;
+  std::string_view side;
+};
+
+}  // namespace ocml::detail

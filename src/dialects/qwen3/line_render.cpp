@@ -191,8 +191,9 @@ void write(const gathered& g, std::string_view side, const render_options& o, Ou
   }
 }
 
-const gathered* read(std::string_view json, std::string_view& side) {
-  const gathered* g = chatml::read_openai_request(json, side);
+const gathered* read(std::string_view json, std::string_view& side,
+                     request_option_values* options = nullptr) {
+  const gathered* g = chatml::read_openai_request(json, side, options);
   return g != nullptr && writable(*g) ? g : nullptr;
 }
 
@@ -217,6 +218,18 @@ bool render_openai_json_text(std::string_view json, const render_options& o, tex
   chatml::escaped_out w{out};
   line_form::write(*g, side, o, w, warnings);
   return true;
+}
+
+const one_pass_request* read_batch_request(std::string_view json, request_option_values& options) {
+  thread_local one_pass_request request;
+  request.gathered = line_form::read(json, request.side, &options);
+  return request.gathered != nullptr ? &request : nullptr;
+}
+
+void write_batch_line(const one_pass_request& request, const render_options& o, text_buffer& out,
+                      std::vector<diagnostic>& warnings) {
+  chatml::escaped_out w{out};
+  line_form::write(*request.gathered, request.side, o, w, warnings);
 }
 
 }  // namespace ocml::detail::qwen3

@@ -30,7 +30,12 @@ bool render_openai_text(std::string_view json, const render_options& o, std::str
 /// The same, appended escaped as the inside of a JSON string (a batch line's "text").
 bool render_openai_json_text(std::string_view json, const render_options& o, text_buffer& out,
                              std::vector<diagnostic>& warnings);
-inline constexpr one_pass_hooks kOnePass{render_openai_text, render_openai_json_text};
+/// The batch line in two steps (one_pass_hooks::read and write_json_text).
+const one_pass_request* read_batch_request(std::string_view json, request_option_values& options);
+void write_batch_line(const one_pass_request& request, const render_options& o, text_buffer& out,
+                      std::vector<diagnostic>& warnings);
+inline constexpr one_pass_hooks kOnePass{render_openai_text, render_openai_json_text,
+                                         read_batch_request, write_batch_line};
 std::unique_ptr<stream_decoder> make_decoder(decoder_options o, decoder::sink s);
 
 }  // namespace ocml::detail::qwen3
