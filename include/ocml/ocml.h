@@ -165,6 +165,11 @@ OCML_C_API ocml_error* ocml_parse(const ocml_format* f, const char* text, size_t
 /* A tokenizer.json or .tiktoken file; `encoding` ("o200k_harmony", …) may be NULL. */
 OCML_C_API ocml_error* ocml_tokenizer_from_file(const char* path, const char* encoding,
                                                 ocml_tokenizer** out);
+/* The same through the tokenizer cache in the folder `cache_dir` (NULL or "": none): a
+ * tokenizer.json loaded once is kept there as its built tables, and loading the same bytes
+ * again reads them (checked, never trusted; writing is best effort). */
+OCML_C_API ocml_error* ocml_tokenizer_from_file_cached(const char* path, const char* encoding,
+                                                       const char* cache_dir, ocml_tokenizer** out);
 OCML_C_API void ocml_tokenizer_free(ocml_tokenizer* t);
 /* Encodes text, every special token recognized (`special` 1) or none (0). */
 OCML_C_API ocml_error* ocml_tokenize(const ocml_tokenizer* t, const char* text, size_t len,

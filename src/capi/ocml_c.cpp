@@ -276,15 +276,20 @@ ocml_error* ocml_parse(const ocml_format* f, const char* text, size_t text_len,
   });
 }
 
-ocml_error* ocml_tokenizer_from_file(const char* path, const char* encoding, ocml_tokenizer** out) {
+ocml_error* ocml_tokenizer_from_file_cached(const char* path, const char* encoding,
+                                            const char* cache_dir, ocml_tokenizer** out) {
   return guarded([&]() -> ocml_error* {
     if (path == nullptr || out == nullptr) return null_argument("path or out");
     *out = nullptr;
-    auto t = ocml::tokenizer::from_file(path, {.encoding = encoding != nullptr ? encoding : ""});
+    auto t = ocml::tokenizer::from_file(path, {.encoding = encoding != nullptr ? encoding : "",
+                                               .cache_dir = cache_dir != nullptr ? cache_dir : ""});
     if (!t) return make(t.error());
     *out = new ocml_tokenizer{std::move(t).value()};
     return nullptr;
   });
+}
+ocml_error* ocml_tokenizer_from_file(const char* path, const char* encoding, ocml_tokenizer** out) {
+  return ocml_tokenizer_from_file_cached(path, encoding, nullptr, out);
 }
 void ocml_tokenizer_free(ocml_tokenizer* t) {
   delete t;

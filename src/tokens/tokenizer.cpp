@@ -2,6 +2,7 @@
 // ocml::tokenizer: added tokens split out, the file's normalizers, pre-tokenizing, then
 // byte-pair merging of each piece (cached per thread).
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -224,7 +225,10 @@ bool write_cache_file(const std::string& dir, const std::string& name, std::stri
   std::filesystem::create_directories(dir, ec);
   if (ec) return false;
   const std::string final_path = dir + "/" + name;
-  const std::string temp = final_path + ".tmp" + std::to_string(::getpid());
+  // Unique to the process and the call: two threads loading one file write apart.
+  static std::atomic<std::uint64_t> writes{0};
+  const std::string temp = final_path + ".tmp" + std::to_string(::getpid()) + "." +
+                           std::to_string(writes.fetch_add(1, std::memory_order_relaxed));
   const int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) return false;
   std::size_t done = 0;

@@ -3,6 +3,7 @@
  * model format, render a request, parse the text back, and stream-decode it one byte at a
  * time and whole (the same events both ways); tokens, errors and misuse.
  *   capi_test MODEL_DIR TOKENIZER_JSON */
+#define _POSIX_C_SOURCE 200809L /* mkdtemp */
 #include <ocml/ocml.h>
 
 #include <stdio.h>
@@ -216,6 +217,34 @@ static void tokens(const char* tokenizer_path) {
   ocml_free(labels);
   ocml_format_free(f);
   ocml_tokenizer_free(t);
+  {
+    /* Through a cache folder: twice (a miss that writes the cache, then a hit), the same
+     * IDs as without it. */
+    char dir[] = "/tmp/ocml_capi_cacheXXXXXX";
+    uint32_t* again = NULL;
+    size_t n2 = 0;
+    int round;
+    CHECK(mkdtemp(dir) != NULL);
+    if (!ok(ocml_tokenizer_from_file(tokenizer_path, NULL, &t), "tokenizer")) return;
+    if (!ok(ocml_tokenize(t, s, strlen(s), 1, &ids, &n), "tokenize")) return;
+    ocml_tokenizer_free(t);
+    for (round = 0; round < 2; ++round) {
+      ocml_tokenizer* c = NULL;
+      if (!ok(ocml_tokenizer_from_file_cached(tokenizer_path, NULL, dir, &c), "cached")) break;
+      if (ok(ocml_tokenize(c, s, strlen(s), 1, &again, &n2), "tokenize cached")) {
+        CHECK(n2 == n && memcmp(again, ids, n * sizeof *ids) == 0);
+      }
+      ocml_free(again);
+      again = NULL;
+      ocml_tokenizer_free(c);
+    }
+    ocml_free(ids);
+    {
+      char cmd[128];
+      snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+      CHECK(system(cmd) == 0);
+    }
+  }
 }
 
 static void errors(void) {
