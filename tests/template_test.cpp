@@ -269,6 +269,32 @@ TEST(Template, OneCompiledTemplateRendersFromManyThreads) {
   EXPECT_EQ(got[3], "3333=4");
 }
 
+// The template's constants (strings, a 30-digit integer, the Undefined of an unknown name)
+// are shared by every render and read uncounted: many threads copying, storing and
+// dropping them, and reading a request's shared keys, leave every render exact (the
+// sanitizer builds check the rest).
+TEST(Template, ConstantsAreSharedSafelyBetweenThreads) {
+  auto t = ocml::chat_template::compile(
+      "{% set ns = namespace(s='', xs=[]) %}{% for m in messages %}"
+      "{% set ns.s = ns.s + 'lit' + m.role %}{% set ns.xs = ns.xs + ['k', nope] %}"
+      "{% endfor %}{{ ns.s }}|{{ ns.xs | length }}|{{ nope is defined }}|"
+      "{{ 123456789012345678901234567890 + 1 }}|{{ 'a' ~ 'b' }}");
+  ASSERT_TRUE(t);
+  const std::string request =
+      R"({"messages":[{"role":"user","content":"x"},{"role":"assistant","content":"y"}]})";
+  std::vector<std::thread> threads;
+  std::vector<std::string> got(4);
+  for (std::size_t k = 0; k < 4; ++k) {
+    threads.emplace_back([&, k] {
+      for (int rep = 0; rep < 300; ++rep) got[k] = *ocml::render_template_json(*t, request, {});
+    });
+  }
+  for (auto& th : threads) th.join();
+  for (const auto& g : got) {
+    EXPECT_EQ(g, "lituserlitassistant|4|False|123456789012345678901234567891|ab");
+  }
+}
+
 TEST(Template, VariablesOfAnOpenAIRequest) {
   const json req = json::parse(R"({"messages":[{"role":"assistant","tool_calls":[
       {"id":"c","type":"function","function":{"name":"f","arguments":"{\"a\":1}"}},

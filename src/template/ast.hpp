@@ -18,16 +18,34 @@ struct expr {
   std::size_t pos = 0;
   virtual ~expr() = default;
   [[nodiscard]] virtual value eval(interpreter& in) const = 0;
+  /// The value without a copy where it is stored (a variable, a dict's entry, a list's
+  /// item, a constant), else computed into `tmp` (which may also hold what keeps the
+  /// stored value alive). Valid while `tmp` lives and nothing else is evaluated or run:
+  /// a caller evaluates nothing that is not pure() while it holds one.
+  [[nodiscard]] virtual const value& ref(interpreter& in, value& tmp) const {
+    tmp = eval(in);
+    return tmp;
+  }
+  /// Evaluating it runs no call and changes nothing (a constant, a name, and attributes
+  /// and items of those), so it cannot move what another reference points into.
+  [[nodiscard]] virtual bool pure() const { return false; }
 };
 using expr_ptr = std::unique_ptr<expr>;
 
 struct literal final : expr {
-  value v;
+  value owner;  ///< the constant
+  value v;      ///< value::borrow(owner): what eval returns, read from any thread uncounted
   value eval(interpreter& in) const override;
+  const value& ref(interpreter& /*in*/, value& /*tmp*/) const override { return v; }
+  [[nodiscard]] bool pure() const override { return true; }
 };
 struct name_ref final : expr {
   std::string name;
+  value missing_owner;  ///< Undefined, naming `name`
+  value missing;        ///< value::borrow(missing_owner): what an unknown name evaluates to
   value eval(interpreter& in) const override;
+  const value& ref(interpreter& in, value& tmp) const override;
+  [[nodiscard]] bool pure() const override { return true; }
 };
 struct list_expr final : expr {
   std::vector<expr_ptr> items;
@@ -42,11 +60,15 @@ struct attr_expr final : expr {
   expr_ptr obj;
   std::string name;
   value eval(interpreter& in) const override;
+  const value& ref(interpreter& in, value& tmp) const override;
+  [[nodiscard]] bool pure() const override { return obj->pure(); }
 };
 struct item_expr final : expr {
   expr_ptr obj;
   expr_ptr index;
   value eval(interpreter& in) const override;
+  const value& ref(interpreter& in, value& tmp) const override;
+  [[nodiscard]] bool pure() const override { return obj->pure() && index->pure(); }
 };
 struct slice_expr final : expr {
   expr_ptr obj;
@@ -58,6 +80,8 @@ struct arg_list {
   std::vector<std::pair<std::string, expr_ptr>> keyword;
   expr_ptr star;       ///< `*args`: more positional arguments (any iterable)
   expr_ptr star_star;  ///< `**kwargs`: more keyword arguments (a dict)
+  /// No argument, or only pure() ones.
+  [[nodiscard]] bool pure() const;
 };
 struct call_expr final : expr {
   expr_ptr fn;
@@ -191,6 +215,11 @@ struct scope_node final : node {  // {% generation %}, {% with %}: the body in a
 struct program {
   std::string source;
   body content;
+  /// Where each line of `source` starts, for the line:column of a run-time error (every
+  /// failing line of a batch asks).
+  std::vector<std::size_t> line_starts;
+  /// "LINE:COLUMN" of `pos` in `source`, as position(source, pos) gives it.
+  [[nodiscard]] std::string position(std::size_t pos) const;
 };
 
 /// Parses `source`; throws template_error (E-TEMPLATE-SYNTAX).

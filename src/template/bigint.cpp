@@ -46,7 +46,7 @@ value store(const mpz& m) {
   std::string s(mpz_sizeinbase(m.z, 10) + 2, '\0');
   mpz_get_str(s.data(), 10, m.z);
   s.resize(std::char_traits<char>::length(s.c_str()));
-  return value(object_ptr(std::make_shared<bigint_object>(std::move(s))));
+  return value(object_ptr(make_rc<bigint_object>(std::move(s))));
 }
 
 std::size_t bits(const mpz& m) {
@@ -61,7 +61,7 @@ void too_big(std::string_view op) {
 }  // namespace
 
 bool is_bigint(const value& v) {
-  return v.is_object() && dynamic_cast<const bigint_object*>(v.obj().get()) != nullptr;
+  return v.is_object() && dynamic_cast<const bigint_object*>(v.obj()) != nullptr;
 }
 
 bool is_integral(const value& v) {

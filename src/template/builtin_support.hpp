@@ -14,8 +14,8 @@
 
 namespace ocml::tmpl::builtin {
 
-inline value fn(std::string name, std::function<value(interpreter&, call_args&)> f) {
-  return value(object_ptr(std::make_shared<function_object>(std::move(name), std::move(f))));
+inline value fn(std::string_view name, std::function<value(interpreter&, call_args&)> f) {
+  return value(object_ptr(make_rc<function_object>(std::string(name), std::move(f))));
 }
 
 inline const value& need(const call_args& a, std::size_t i, std::string_view name,

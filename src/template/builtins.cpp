@@ -42,10 +42,10 @@ bool t_boolean(interpreter&, const value& v, call&) {
   return v.is_bool();
 }
 bool t_true(interpreter&, const value& v, call&) {
-  return v.is_bool() && std::get<bool>(v.v);
+  return v.is_bool() && v.v.b();
 }
 bool t_false(interpreter&, const value& v, call&) {
-  return v.is_bool() && !std::get<bool>(v.v);
+  return v.is_bool() && !v.v.b();
 }
 bool t_string(interpreter&, const value& v, call&) {
   return v.is_string();
@@ -224,7 +224,7 @@ value builtin_global(std::string_view name) {
   }
   if (name == "namespace") {
     return fn("namespace", [](interpreter&, call_args& a) {
-      auto ns = std::make_shared<namespace_object>();
+      auto ns = make_rc<namespace_object>();
       for (const auto& p : a.positional) {
         if (p.is_dict()) {
           for (const auto& [k, v] : p.map().entries) ns->put(k, v);
@@ -236,7 +236,7 @@ value builtin_global(std::string_view name) {
   }
   if (name == "dict") {
     return fn("dict", [](interpreter&, call_args& a) {
-      auto d = std::make_shared<dict>();
+      auto d = make_rc<dict>();
       for (const auto& p : a.positional) {
         if (p.is_dict()) *d = p.map();
       }

@@ -31,4 +31,10 @@ struct test_fn {
 /// immutable sandbox refuses them.
 [[nodiscard]] value method_of(const value& obj, std::string_view name);
 
+namespace builtin {
+/// Whether a dict has a method `name` (items, keys, values, get, copy, and the refused
+/// pop, popitem, update, setdefault, clear): dict_method's list.
+[[nodiscard]] bool dict_has_method(std::string_view name);
+}  // namespace builtin
+
 }  // namespace ocml::tmpl

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // chat_template: compile once, render from any thread; the variables of an OpenAI request.
+#include <array>
 #include <ctime>
 #include <new>
 #include <optional>
@@ -22,7 +23,8 @@ namespace {
 // statement that failed: its line:column in the template and its text ("template 41:5
 // `{{ x.lstrip() }}`: ..."); the diagnostic's own position stays empty, as it counts in
 // the input, not the template.
-diagnostic from(const tmpl::template_error& e, std::string_view source = {}) {
+diagnostic from(const tmpl::template_error& e, const tmpl::program* prog = nullptr) {
+  const std::string_view source = prog != nullptr ? std::string_view(prog->source) : "";
   std::string message = e.message;
   // raise_exception's message is the template author's own words for the user (servers pass
   // it on as it is): it stays exactly so.
@@ -34,7 +36,7 @@ diagnostic from(const tmpl::template_error& e, std::string_view source = {}) {
       if (c != std::string_view::npos && c + 2 <= end) end = std::min(end, c + 2);
     }
     std::string_view stmt = source.substr(e.pos, std::min<std::size_t>(end - e.pos, 120));
-    message = "template " + tmpl::position(source, e.pos) + " `" + std::string(stmt) +
+    message = "template " + prog->position(e.pos) + " `" + std::string(stmt) +
               (end - e.pos > 120 ? "…" : "") + "`: " + message;
   }
   diagnostic d = make_error(e.code, std::move(message));
@@ -45,6 +47,10 @@ diagnostic from(const tmpl::template_error& e, std::string_view source = {}) {
 std::tm now_of(const std::string& iso) {
   std::tm t{};
   if (!iso.empty()) {
+    // The same fixed time for every line of a batch: read once per thread.
+    thread_local std::string last;
+    thread_local std::tm last_tm{};
+    if (iso == last) return last_tm;
     int y = 0, mo = 0, d = 0, h = 0, mi = 0, s = 0;
     if (std::sscanf(iso.c_str(), "%d-%d-%dT%d:%d:%d", &y, &mo, &d, &h, &mi, &s) >= 3) {
       t.tm_year = y - 1900;
@@ -57,6 +63,8 @@ std::tm now_of(const std::string& iso) {
       (void)timegm(&copy);  // weekday and day of the year
       t.tm_wday = copy.tm_wday;
       t.tm_yday = copy.tm_yday;
+      last = iso;
+      last_tm = t;
       return t;
     }
   }
@@ -157,7 +165,7 @@ result<std::string> run(const tmpl::program& p, const tmpl::frame& globals,
     in.generation_spans = options.generation_spans;
     in.run();
   } catch (const tmpl::template_error& e) {
-    return from(e, p.source);
+    return from(e, &p);
   } catch (const std::bad_alloc&) {
     return make_error(error_code::internal, "out of memory rendering the template");
   } catch (const std::exception& e) {  // a bug: say so rather than abort
@@ -168,28 +176,81 @@ result<std::string> run(const tmpl::program& p, const tmpl::frame& globals,
 
 // ---- a request as template values, read as Python's json.loads reads it -----------------
 
-tmpl::value from_element(simdjson::dom::element e);
+// Where a JSON object stands in a request: the tool calls of its messages get their
+// arguments parsed as they are built (transformers' callers do it before rendering).
+enum class place : unsigned char { other, request, messages, message, tool_calls, call, function };
 
-tmpl::value from_object(simdjson::dom::object o) {
-  auto d = std::make_shared<tmpl::dict>();
+tmpl::value from_element(simdjson::dom::element e, place at = place::other);
+std::optional<tmpl::value> loads(std::string_view text, bool nested);
+
+// A dict key's value: the short keys every request repeats ("role", "content", "type"…)
+// share a string, kept in a small direct-mapped table per thread, rather than each
+// allocating its own.
+tmpl::value key_value(std::string_view k) {
+  constexpr std::size_t kMaxKey = 24;
+  constexpr std::size_t kSlots = 256;
+  if (k.empty() || k.size() > kMaxKey) return tmpl::value(k);
+  thread_local std::array<tmpl::str_ptr, kSlots> slots;
+  const auto c = [&k](std::size_t i) {
+    return static_cast<std::size_t>(static_cast<unsigned char>(k[i]));
+  };
+  tmpl::str_ptr& slot =
+      slots[(k.size() * 31 + c(0) * 7 + c(k.size() / 2) * 13 + c(k.size() - 1) * 131) % kSlots];
+  if (slot == nullptr || *slot != k) slot = tmpl::make_rc<const std::string>(k);
+  tmpl::value x;
+  x.v = slot;
+  return x;
+}
+
+// A tool call's (or its function's) `arguments` parsed when they are JSON text; kept as
+// the string they are otherwise.
+void parse_arguments(tmpl::dict& d) {
+  const tmpl::value* args = d.find("arguments");
+  if (args == nullptr || !args->is_string()) return;
+  std::optional<tmpl::value> parsed;
+  try {
+    parsed = loads(args->str(), true);
+  } catch (const tmpl::template_error&) {  // json.loads's ValueError (4300 digits): kept too
+  }
+  if (parsed) d.set(key_value("arguments"), std::move(*parsed));
+}
+
+tmpl::value from_object(simdjson::dom::object o, place at) {
+  auto d = tmpl::make_rc<tmpl::dict>();
   d->entries.reserve(o.size());
   for (const auto field : o) {
-    d->set(tmpl::value(field.key), from_element(field.value));  // a repeated key: the last wins
+    const std::string_view k = field.key;
+    place inner = place::other;
+    if (at == place::request && k == "messages") inner = place::messages;
+    if (at == place::message && k == "tool_calls") inner = place::tool_calls;
+    if (at == place::call && k == "function") inner = place::function;
+    d->set(key_value(k), from_element(field.value, inner));  // a repeated key: the last wins
+  }
+  // `tc.get("function", tc)`: a call's function holds the arguments, or the call itself.
+  if (at == place::function || (at == place::call && d->find("function") == nullptr)) {
+    parse_arguments(*d);
   }
   return tmpl::value(tmpl::dict_ptr(std::move(d)));
 }
 
-tmpl::value from_element(simdjson::dom::element e) {
+tmpl::value from_element(simdjson::dom::element e, place at) {
   switch (e.type()) {
     case simdjson::dom::element_type::ARRAY: {
+      // The items of the request's messages are messages; of a message's tool_calls, calls.
+      const place item = at == place::messages     ? place::message
+                         : at == place::tool_calls ? place::call
+                                                   : place::other;
       tmpl::list l;
       // (A named array: a range-for over value_unsafe() of a temporary would dangle.)
       const simdjson::dom::array a = e.get_array().value_unsafe();
-      for (const auto x : a) l.push_back(from_element(x));
+      l.reserve(a.size());
+      for (const auto x : a) l.push_back(from_element(x, item));
       return tmpl::value(std::move(l));
     }
     case simdjson::dom::element_type::OBJECT:
-      return from_object(e.get_object().value_unsafe());
+      // `messages` as an object, or a message's `tool_calls` as one, is nothing special.
+      return from_object(e.get_object().value_unsafe(),
+                         at == place::messages || at == place::tool_calls ? place::other : at);
     case simdjson::dom::element_type::INT64:
       return tmpl::value(static_cast<std::int64_t>(e.get_int64().value_unsafe()));
     case simdjson::dom::element_type::UINT64:
@@ -216,27 +277,19 @@ std::optional<tmpl::value> loads(std::string_view text, bool nested) {
   return tmpl::python_json_loads(text, default_max_json_depth);
 }
 
-// A tool call with its function's arguments (or, without a function, its own) parsed when
-// they are JSON text, as transformers' callers do it (`tc.get("function", tc)`).
+// For the Python reader's request: a tool call with its function's arguments (or, without a
+// function, its own) parsed, as transformers' callers do it (`tc.get("function", tc)`).
 tmpl::value with_parsed_arguments(const tmpl::value& call) {
   if (!call.is_dict()) return call;
-  const tmpl::value* fn = call.map().find("function");
-  if (fn != nullptr) {
-    if (!fn->is_dict()) return call;
-    auto d = std::make_shared<tmpl::dict>(call.map());
-    d->set(tmpl::value("function"), with_parsed_arguments(*fn));
-    return tmpl::value(tmpl::dict_ptr(std::move(d)));
+  auto d = tmpl::make_rc<tmpl::dict>(call.map());
+  const tmpl::value* fn = d->find("function");
+  if (fn == nullptr) {
+    parse_arguments(*d);
+  } else if (fn->is_dict()) {
+    auto f = tmpl::make_rc<tmpl::dict>(fn->map());
+    parse_arguments(*f);
+    d->set(key_value("function"), tmpl::value(tmpl::dict_ptr(std::move(f))));
   }
-  const tmpl::value* args = call.map().find("arguments");
-  if (args == nullptr || !args->is_string()) return call;
-  std::optional<tmpl::value> parsed;
-  try {
-    parsed = loads(args->str(), true);
-  } catch (const tmpl::template_error&) {  // json.loads's ValueError (4300 digits): kept too
-  }
-  if (!parsed) return call;  // not JSON: the string it is
-  auto d = std::make_shared<tmpl::dict>(call.map());
-  d->set(tmpl::value("arguments"), std::move(*parsed));
   return tmpl::value(tmpl::dict_ptr(std::move(d)));
 }
 
@@ -252,11 +305,27 @@ tmpl::value messages_of(const tmpl::value& messages) {
     }
     tmpl::list parsed;
     for (const auto& c : calls->items()) parsed.push_back(with_parsed_arguments(c));
-    auto d = std::make_shared<tmpl::dict>(m.map());
+    auto d = tmpl::make_rc<tmpl::dict>(m.map());
     d->set(tmpl::value("tool_calls"), tmpl::value(std::move(parsed)));
     out.push_back(tmpl::value(tmpl::dict_ptr(std::move(d))));
   }
   return tmpl::value(std::move(out));
+}
+
+// The request's values, each tool call's arguments parsed: built so by from_element, or by
+// the Python reader (NaN, Infinity, integers beyond 64 bits) and then rebuilt.
+std::optional<tmpl::value> read_request(std::string_view text) {
+  simdjson::dom::element doc;
+  if (detail::parse_document(text).get(doc) == simdjson::SUCCESS) {
+    return from_element(doc, place::request);
+  }
+  std::optional<tmpl::value> v = tmpl::python_json_loads(text, default_max_json_depth);
+  if (!v || !v->is_dict()) return v;
+  const tmpl::value* msgs = v->map().find("messages");
+  if (msgs == nullptr || !msgs->is_list()) return v;
+  auto d = tmpl::make_rc<tmpl::dict>(v->map());
+  d->set(tmpl::value("messages"), messages_of(*msgs));
+  return tmpl::value(tmpl::dict_ptr(std::move(d)));
 }
 
 // A request ready to render: the template's variables in transformers' order (a later one
@@ -273,7 +342,7 @@ result<prepared> prepare(std::string_view json_text, const template_json_options
                          const json& special) {
   std::optional<tmpl::value> request;
   try {
-    request = loads(json_text, false);
+    request = read_request(json_text);
   } catch (const tmpl::template_error& e) {  // an integer beyond Python's 4300 digits
     return from(e);
   }
@@ -292,7 +361,7 @@ result<prepared> prepare(std::string_view json_text, const template_json_options
     const tmpl::value* v = req.find(k);
     return v != nullptr ? *v : def;
   };
-  p.globals.set("messages", messages_of(*msgs));
+  p.globals.set("messages", *msgs);
   p.globals.set("tools", get("tools", none));
   p.globals.set("documents", get("documents", none));
   const tmpl::value gen = get("add_generation_prompt", tmpl::value(options.add_generation_prompt));
@@ -310,8 +379,8 @@ result<prepared> prepare(std::string_view json_text, const template_json_options
   // continue_final_message: the request's own key wins over the options', checked against
   // add_generation_prompt as transformers checks it.
   const tmpl::value c = get("continue_final_message", tmpl::value(options.continue_final_message));
-  p.cont = c.is_bool() && std::get<bool>(c.v);
-  if (p.cont && gen.is_bool() && std::get<bool>(gen.v)) {
+  p.cont = c.is_bool() && c.v.b();
+  if (p.cont && gen.is_bool() && gen.v.b()) {
     return make_error(error_code::template_type,
                       "continue_final_message and add_generation_prompt are not compatible. Use "
                       "continue_final_message when you want the model to continue the final "

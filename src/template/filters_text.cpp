@@ -256,7 +256,7 @@ value f_format(interpreter&, const value& v, call& a) {
     type_error("can't handle positional and keyword arguments at the same time");
   }
   if (!a.keyword.empty()) {
-    auto d = std::make_shared<dict>();
+    auto d = make_rc<dict>();
     for (const auto& [k, x] : a.keyword) d->set(value(k), x);
     return binary_op("%", v, value(dict_ptr(std::move(d))));
   }

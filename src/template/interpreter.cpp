@@ -11,10 +11,21 @@
 
 namespace ocml::tmpl {
 
+namespace {
+
+// k == name, the first bytes compared inline: most names of a scope differ in their size
+// or first byte, and a call of memcmp for each cost more than the rest of the lookup.
+inline bool same_name(const std::string& k, std::string_view name) {
+  return k.size() == name.size() && (name.empty() || k[0] == name[0]) &&
+         std::char_traits<char>::compare(k.data(), name.data(), name.size()) == 0;
+}
+
+}  // namespace
+
 const value* frame::find(std::string_view name) const {
   for (const frame* f = this; f != nullptr; f = f->parent) {
     for (const auto& [k, v] : f->vars) {
-      if (k == name) return &v;
+      if (same_name(k, name)) return &v;
     }
   }
   return nullptr;
@@ -22,7 +33,7 @@ const value* frame::find(std::string_view name) const {
 
 void frame::set(std::string_view name, value v) {
   for (auto& [k, val] : vars) {
-    if (k == name) {
+    if (same_name(k, name)) {
       val = std::move(v);
       return;
     }
@@ -128,10 +139,11 @@ std::string interpreter::capture(const body& b) {
 
 void check_defined(const value& x) {
   if (!x.is_undefined()) return;
-  const auto& u = std::get<undefined_t>(x.v);
-  if (!u.hint.empty()) fail(error_code::template_undefined, u.hint);
+  const undefined_info* u = x.v.undef();
+  if (u == nullptr) fail(error_code::template_undefined, "value is undefined");
+  if (!u->hint.empty()) fail(error_code::template_undefined, u->hint);
   fail(error_code::template_undefined,
-       u.name.empty() ? "value is undefined" : "'" + u.name + "' is undefined");
+       u->name.empty() ? "value is undefined" : "'" + u->name + "' is undefined");
 }
 
 namespace {
@@ -538,7 +550,26 @@ value literal::eval(interpreter& /*in*/) const {
 }
 
 value name_ref::eval(interpreter& in) const {
-  return in.lookup(name);
+  value tmp;
+  return ref(in, tmp);
+}
+
+const value& name_ref::ref(interpreter& in, value& tmp) const {
+  if (const value* v = in.scope()->find(name)) return *v;
+  tmp = builtin_global(name);
+  if (!tmp.is_undefined()) return tmp;
+  return missing;  // no allocation: an unknown name is often asked for (`x is defined`)
+}
+
+bool arg_list::pure() const {
+  if (star || star_star) return false;
+  for (const auto& e : positional) {
+    if (!e->pure()) return false;
+  }
+  for (const auto& [k, e] : keyword) {
+    if (!e->pure()) return false;
+  }
+  return true;
 }
 
 value list_expr::eval(interpreter& in) const {
@@ -549,17 +580,60 @@ value list_expr::eval(interpreter& in) const {
 }
 
 value dict_expr::eval(interpreter& in) const {
-  auto d = std::make_shared<dict>();
+  auto d = make_rc<dict>();
   for (const auto& [k, v] : items) d->set(k->eval(in), v->eval(in));
   return value(dict_ptr(std::move(d)));
 }
 
 value attr_expr::eval(interpreter& in) const {
-  return get_attr(obj->eval(in), name);
+  value keep;
+  return get_attr(obj->ref(in, keep), name);
+}
+
+const value& attr_expr::ref(interpreter& in, value& tmp) const {
+  value keep;  // what keeps `o` alive when it is not stored anywhere
+  const value& o = obj->ref(in, keep);
+  // A dict's key, unless a method of that name comes first (get_attr's order).
+  if (o.is_dict() && !builtin::dict_has_method(name)) {
+    if (const value* v = o.map().find(std::string_view(name))) {
+      tmp = std::move(keep);
+      return *v;
+    }
+  }
+  tmp = get_attr(o, name);
+  return tmp;
 }
 
 value item_expr::eval(interpreter& in) const {
-  return get_item(obj->eval(in), index->eval(in));
+  if (!index->pure()) return get_item(obj->eval(in), index->eval(in));
+  value tmp;
+  const value& r = ref(in, tmp);
+  if (&r == &tmp) return tmp;
+  return r;
+}
+
+const value& item_expr::ref(interpreter& in, value& tmp) const {
+  if (!index->pure()) {  // evaluating it could move what `o` points into
+    tmp = eval(in);
+    return tmp;
+  }
+  value keep;
+  value key_tmp;
+  const value& o = obj->ref(in, keep);
+  const value& key = index->ref(in, key_tmp);
+  const value* found = nullptr;
+  if (o.is_dict()) {
+    found = o.map().find(key);
+  } else if (o.is_list() && (key.is_int() || key.is_bool())) {
+    std::size_t i = 0;
+    if (py_index(key.as_int(), o.items().size(), i)) found = &o.items()[i];
+  }
+  if (found != nullptr) {
+    tmp = std::move(keep);
+    return *found;
+  }
+  tmp = get_item(o, key);
+  return tmp;
 }
 
 value slice_expr::eval(interpreter& in) const {
@@ -634,12 +708,15 @@ value filter_expr::apply(interpreter& in, const value& input) const {
 }
 
 value filter_expr::eval(interpreter& in) const {
-  return apply(in, arg->eval(in));
+  if (!args.pure()) return apply(in, arg->eval(in));
+  value tmp;
+  return apply(in, arg->ref(in, tmp));
 }
 
 value test_expr::eval(interpreter& in) const {
   if (fn == nullptr) fail(error_code::template_type, "No test named '" + name + "' found.");
-  const value v = arg->eval(in);
+  value tmp;
+  const value& v = args.pure() ? arg->ref(in, tmp) : (tmp = arg->eval(in));
   call_args a;
   eval_args(in, args, a);
   const bool r = fn->fn(in, v, a);
@@ -647,44 +724,80 @@ value test_expr::eval(interpreter& in) const {
 }
 
 value binary_expr::eval(interpreter& in) const {
-  return binary_op(op, l->eval(in), r->eval(in));
+  if ((op == "+" || op == "~") && !l->pure()) {
+    // `a + b + c` of strings: the left side is a string made just now and held nowhere
+    // else, so the right one is appended to it in place (each step a copy of the whole
+    // text so far, otherwise).
+    value a = l->eval(in);
+    value tmp;
+    const value& b = r->pure() ? r->ref(in, tmp) : (tmp = r->eval(in));
+    if (a.is_string() && b.is_string() && !a.safe && !b.safe && a.v.sole()) {
+      check_size_sum(a.str().size(), b.str().size());
+      const_cast<std::string&>(a.str()).append(b.str());  // NOLINT: held by `a` alone
+      return a;
+    }
+    return binary_op(op, a, b);
+  }
+  if (!r->pure()) return binary_op(op, l->eval(in), r->eval(in));
+  value a;
+  value b;
+  return binary_op(op, l->ref(in, a), r->ref(in, b));
 }
 
+namespace {
+
+// The parser's operators (== != in notin < > <= >=) told apart by their first byte and
+// size, with no string comparison.
+bool compare(std::string_view op, const value& left, const value& right) {
+  switch (op.empty() ? '\0' : op[0]) {
+    case '=':
+      return equal(left, right);
+    case '!':
+      return !equal(left, right);
+    case 'i':
+      return contains(right, left);
+    case 'n':
+      return !contains(right, left);
+    default:
+      break;
+  }
+  check_defined(left);
+  check_defined(right);
+  if (op == "<") return less(left, right);
+  if (op == ">") return less(right, left);
+  if (op == "<=") return !less(right, left);
+  if (op == ">=") return !less(left, right);
+  return false;
+}
+
+}  // namespace
+
 value compare_expr::eval(interpreter& in) const {
+  if (rest.size() == 1 && rest[0].second->pure()) {  // `a == b`: neither copied
+    value a;
+    value b;
+    const value& left = first->ref(in, a);
+    return value(compare(rest[0].first, left, rest[0].second->ref(in, b)));
+  }
   value left = first->eval(in);
   for (const auto& [op, e] : rest) {
     value right = e->eval(in);
-    bool ok = false;
-    if (op == "==") {
-      ok = equal(left, right);
-    } else if (op == "!=") {
-      ok = !equal(left, right);
-    } else if (op == "in") {
-      ok = contains(right, left);
-    } else if (op == "notin") {
-      ok = !contains(right, left);
-    } else {
-      check_defined(left);
-      check_defined(right);
-      if (op == "<") ok = less(left, right);
-      if (op == ">") ok = less(right, left);
-      if (op == "<=") ok = !less(right, left);
-      if (op == ">=") ok = !less(left, right);
-    }
-    if (!ok) return value(false);
+    if (!compare(op, left, right)) return value(false);
     left = std::move(right);
   }
   return value(true);
 }
 
 value logic_expr::eval(interpreter& in) const {
-  value a = l->eval(in);
+  value tmp;
+  const value& a = l->ref(in, tmp);
   if (truthy(a) != is_and) return a;
   return r->eval(in);
 }
 
 value not_expr::eval(interpreter& in) const {
-  return value(!truthy(e->eval(in)));
+  value tmp;
+  return value(!truthy(e->ref(in, tmp)));
 }
 
 value unary_expr::eval(interpreter& in) const {
@@ -701,7 +814,8 @@ value unary_expr::eval(interpreter& in) const {
 }
 
 value cond_expr::eval(interpreter& in) const {
-  if (truthy(cond->eval(in))) return then->eval(in);
+  value tmp;
+  if (truthy(cond->ref(in, tmp))) return then->eval(in);
   if (otherwise) return otherwise->eval(in);
   return value::undefined();
 }
@@ -713,7 +827,8 @@ void text_node::exec(interpreter& in) const {
 }
 
 void output_node::exec(interpreter& in) const {
-  const value v = e->eval(in);
+  value tmp;
+  const value& v = e->ref(in, tmp);
   if (v.is_string()) {
     in.write(v.str());
   } else {
@@ -723,7 +838,8 @@ void output_node::exec(interpreter& in) const {
 
 void if_node::exec(interpreter& in) const {
   for (const auto& [cond, b] : branches) {
-    if (truthy(cond->eval(in))) {
+    value tmp;
+    if (truthy(cond->ref(in, tmp))) {
       in.exec_body(b);
       return;
     }
@@ -751,7 +867,7 @@ void bind(interpreter& in, const target& t, const value& v) {
 }
 
 struct loop_object final : object {
-  std::shared_ptr<const list> items;
+  rc<const list> items;
   std::size_t index0 = 0;
   std::size_t depth0 = 0;
   [[nodiscard]] std::string_view type_name() const override { return "LoopContext"; }
@@ -771,8 +887,8 @@ struct loop_object final : object {
     if (name == "nextitem") return i + 1 < n ? (*items)[index0 + 1] : value::undefined("nextitem");
     if (name == "cycle") {
       const std::size_t at = index0;
-      return value(object_ptr(
-          std::make_shared<function_object>("cycle", [at](interpreter&, call_args& a) -> value {
+      return value(
+          object_ptr(make_rc<function_object>("cycle", [at](interpreter&, call_args& a) -> value {
             if (a.positional.empty()) type_error("no items for cycling given");
             return a.positional[at % a.positional.size()];
           })));
@@ -787,8 +903,8 @@ void for_node::exec(interpreter& in) const {
   const value src = iter->eval(in);
   frame* outer = in.scope();
   // A list is iterated where it is (no copy); anything else is turned into one.
-  list_ptr items = src.is_list() && !filter ? std::get<list_ptr>(src.v)
-                                            : std::make_shared<const list>(iterate(src));
+  list_ptr items =
+      src.is_list() && !filter ? src.v.list_owner() : make_rc<const list>(iterate(src));
   // One frame for the whole loop, emptied before each item (as a new one would be): its
   // storage is allocated once, not at every iteration.
   if (filter) {
@@ -799,14 +915,14 @@ void for_node::exec(interpreter& in) const {
       bind(in, vars, item);
       if (truthy(filter->eval(in))) kept.push_back(item);
     }
-    items = std::make_shared<const list>(std::move(kept));
+    items = make_rc<const list>(std::move(kept));
   }
   if (items->empty()) {
     in.exec_body(otherwise);
     return;
   }
   interpreter::scope_guard g(in, outer);
-  auto loop = std::make_shared<loop_object>();
+  auto loop = make_rc<loop_object>();
   loop->items = std::move(items);
   // loop.depth counts recursive loop() calls, which templates do not make: it stays 1.
   const value loop_value{object_ptr(loop)};
@@ -833,7 +949,7 @@ void assign_target(interpreter& in, const target& to, const value& v) {
     return;
   }
   const value ns = in.lookup(to.names[0]);
-  if (!ns.is_object() || dynamic_cast<const namespace_object*>(ns.obj().get()) == nullptr) {
+  if (!ns.is_object() || dynamic_cast<const namespace_object*>(ns.obj()) == nullptr) {
     fail(error_code::template_type, "cannot assign attribute on non-namespace object");
   }
   ns.obj()->set_attr(to.attr, v);
@@ -892,7 +1008,7 @@ struct macro_object final : object {
         varargs.push_back(args.positional[i]);
       }
     }
-    auto kwargs = std::make_shared<dict>();
+    auto kwargs = make_rc<dict>();
     // As Jinja2's Macro.__call__: a keyword fills a parameter that no positional argument
     // filled; any other (a parameter given twice included) goes to `kwargs`, or is an
     // error, which comes before the error of too many positional arguments.
@@ -933,14 +1049,14 @@ struct macro_object final : object {
 }  // namespace
 
 void macro_node::exec(interpreter& in) const {
-  auto m = std::make_shared<macro_object>();
+  auto m = make_rc<macro_object>();
   m->def = this;
   m->parent = in.scope();
   in.assign(name, value(object_ptr(std::move(m))));
 }
 
 void call_block_node::exec(interpreter& in) const {
-  auto c = std::make_shared<macro_object>();
+  auto c = make_rc<macro_object>();
   c->def = caller.get();
   c->keep = caller;
   c->parent = in.scope();
@@ -949,9 +1065,9 @@ void call_block_node::exec(interpreter& in) const {
   eval_args(in, call->args, a);
   check_defined(f);
   if (f.is_object()) {
-    if (auto* m = dynamic_cast<macro_object*>(f.obj().get())) {
+    if (auto* m = dynamic_cast<macro_object*>(f.obj())) {
       // The callee sees `caller` for this call only.
-      auto bound = std::make_shared<macro_object>(*m);
+      auto bound = make_rc<macro_object>(*m);
       bound->caller = value(object_ptr(std::move(c)));
       const value r = call_value(in, value(object_ptr(std::move(bound))), a);
       in.write(to_str(r));

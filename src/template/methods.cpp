@@ -352,7 +352,7 @@ value unsafe_method(std::string_view type, std::string_view name) {
 
 value string_method(const value& self, std::string_view name) {
   const std::string& s = self.str();
-  const std::string n(name);
+  const std::string_view n = name;  // (no copy: most names asked for are no method)
   if (name == "strip" || name == "lstrip" || name == "rstrip") {
     const bool l = name != "rstrip";
     const bool r = name != "lstrip";
@@ -462,9 +462,18 @@ value string_method(const value& self, std::string_view name) {
   return value::undefined();
 }
 
+bool dict_has_method(std::string_view name) {
+  for (const std::string_view m : {"items", "keys", "values", "get", "copy", "pop", "popitem",
+                                   "update", "setdefault", "clear"}) {
+    if (name == m) return true;
+  }
+  return false;
+}
+
 value dict_method(const value& self, std::string_view name) {
+  if (!dict_has_method(name)) return value::undefined();
   const value& d = self;
-  const std::string n(name);
+  const std::string_view n = name;  // (no copy: most names asked for are no method)
   if (name == "items") {
     return fn(n, [d](interpreter&, call_args&) {
       list out;
@@ -500,7 +509,7 @@ value dict_method(const value& self, std::string_view name) {
 
 value list_method(const value& self, std::string_view name) {
   const value& l = self;
-  const std::string n(name);
+  const std::string_view n = name;  // (no copy: most names asked for are no method)
   if (name == "index" || name == "count") {
     const bool idx = name == "index";
     return fn(n, [l, idx](interpreter&, call_args& a) -> value {

@@ -23,6 +23,11 @@ class parser {
     p->content = subparse({});
     if (cur().kind != tok::eof) error(cur().pos, "unexpected tag");
     p->source = std::move(src_);
+    p->line_starts.push_back(0);
+    for (std::size_t i = p->source.find('\n'); i != std::string::npos;
+         i = p->source.find('\n', i + 1)) {
+      p->line_starts.push_back(i + 1);
+    }
     return p;
   }
 
@@ -482,6 +487,8 @@ class parser {
       if (t.text == "none" || t.text == "None") return lit(t.pos, value(none_t{}));
       auto n = make<name_ref>(t.pos);
       n->name = t.text;
+      n->missing_owner = value::undefined(n->name);
+      n->missing = value::borrow(n->missing_owner);
       return n;
     }
     if (t.kind == tok::string) {
@@ -538,7 +545,8 @@ class parser {
 
   expr_ptr lit(std::size_t pos, value v) {
     auto n = make<literal>(pos);
-    n->v = std::move(v);
+    n->owner = std::move(v);
+    n->v = value::borrow(n->owner);
     return n;
   }
 
@@ -731,6 +739,14 @@ class parser {
 };
 
 }  // namespace
+
+std::string program::position(std::size_t pos) const {
+  pos = std::min(pos, source.size());
+  // The last line start at or before pos (the first is 0).
+  const auto it = std::upper_bound(line_starts.begin(), line_starts.end(), pos) - 1;
+  const std::size_t line = static_cast<std::size_t>(it - line_starts.begin()) + 1;
+  return std::to_string(line) + ":" + std::to_string(pos - *it + 1);
+}
 
 std::unique_ptr<program> parse_template(std::string_view source) {
   return parser(lex(source)).run();

@@ -112,7 +112,7 @@ class builder final : public nlohmann::json_sax<json> {
   bool string(string_t& s) override { return put(value(std::move(s))); }
   bool binary(binary_t& /*b*/) override { return false; }
   bool start_object(std::size_t /*n*/) override {
-    stack_.push_back({std::make_shared<dict>(), {}, {}, true});
+    stack_.push_back({make_rc<dict>(), {}, {}, true});
     return true;
   }
   bool key(string_t& k) override {
@@ -142,7 +142,7 @@ class builder final : public nlohmann::json_sax<json> {
 
  private:
   struct open {
-    std::shared_ptr<dict> d;
+    rc<dict> d;
     list l;
     value key;
     bool is_dict;

@@ -16,15 +16,21 @@
 
 namespace ocml::tmpl {
 
+value value::borrow(const value& owner) {
+  value x = owner;
+  if (owner.is_string() || owner.is_object() || owner.is_undefined()) x.v = owner.v.uncounted();
+  return x;
+}
+
 std::int64_t value::as_int() const {
-  if (is_bool()) return std::get<bool>(v) ? 1 : 0;
-  if (const auto* i = std::get_if<std::int64_t>(&v)) return *i;
+  if (is_bool()) return v.b() ? 1 : 0;
+  if (is_int()) return v.i();
   // Where Python wants an index (split's maxsplit, a width…) and gets something else.
   type_error("'" + std::string(type_name(*this)) + "' object cannot be interpreted as an integer");
 }
 
 double value::as_double() const {
-  if (const auto* d = std::get_if<double>(&v)) return *d;
+  if (is_float()) return v.d();
   if (!is_int() && !is_bool()) {
     type_error("must be real number, not " + std::string(type_name(*this)));
   }
@@ -45,7 +51,14 @@ std::size_t dict::slot(std::string_view key) const {
     return it == index_.end() ? kNone : it->second;
   }
   for (std::size_t i = 0; i < entries.size(); ++i) {
-    if (entries[i].first.is_string() && entries[i].first.str() == key) return i;
+    if (!entries[i].first.is_string()) continue;
+    // The size and first byte inline: most keys of a dict differ there, and a call of
+    // memcmp for each cost more than the rest of the lookup.
+    const std::string& k = entries[i].first.str();
+    if (k.size() == key.size() && (key.empty() || k[0] == key[0]) &&
+        std::char_traits<char>::compare(k.data(), key.data(), key.size()) == 0) {
+      return i;
+    }
   }
   return kNone;
 }
@@ -184,11 +197,11 @@ bool truthy(const value& x) {
     case 1:
       return false;
     case 2:
-      return std::get<bool>(x.v);
+      return x.v.b();
     case 3:
-      return std::get<std::int64_t>(x.v) != 0;
+      return x.v.i() != 0;
     case 4:
-      return std::get<double>(x.v) != 0.0;
+      return x.v.d() != 0.0;
     case 5:
       return !x.str().empty();
     case 6:
@@ -236,7 +249,7 @@ bool equal(const value& x, const value& y) {
       // Identity first, as Python's list and dict comparison: the same list is equal to
       // itself (NaN items included) without a walk, so a list that shares itself at every
       // level compares in time linear in its text, not exponential.
-      if (std::get<list_ptr>(x.v) == std::get<list_ptr>(y.v) && x.tuple == y.tuple) return true;
+      if (x.v.raw() == y.v.raw() && x.tuple == y.tuple) return true;
       const auto& a = x.items();
       const auto& b = y.items();
       if (a.size() != b.size() || x.tuple != y.tuple) return false;  // (1,) != [1]
@@ -246,7 +259,7 @@ bool equal(const value& x, const value& y) {
       return true;
     }
     case 7: {
-      if (std::get<dict_ptr>(x.v) == std::get<dict_ptr>(y.v)) return true;
+      if (x.v.raw() == y.v.raw()) return true;
       const auto& a = x.map().entries;
       const auto& b = y.map();
       if (a.size() != b.entries.size()) return false;
@@ -365,13 +378,13 @@ void append_repr(const value& x, std::string& out) {
       out += "None";
       return;
     case 2:
-      out += std::get<bool>(x.v) ? "True" : "False";
+      out += x.v.b() ? "True" : "False";
       return;
     case 3:
-      append_int(std::get<std::int64_t>(x.v), out);
+      append_int(x.v.i(), out);
       return;
     case 4:
-      out += float_str(std::get<double>(x.v));
+      out += float_str(x.v.d());
       return;
     case 5:
       repr_string(x.str(), out);
@@ -503,13 +516,13 @@ void dumps_at(const value& x, const dumps_options& o, std::size_t level, std::st
       out += "null";
       return;
     case 2:
-      out += std::get<bool>(x.v) ? "true" : "false";
+      out += x.v.b() ? "true" : "false";
       return;
     case 3:
-      append_int(std::get<std::int64_t>(x.v), out);
+      append_int(x.v.i(), out);
       return;
     case 4:
-      out += detail::python_float_repr(std::get<double>(x.v));
+      out += detail::python_float_repr(x.v.d());
       return;
     case 5:
       json_string(x.str(), o.ensure_ascii, out);
@@ -606,7 +619,7 @@ value from_json(const json& j) {
       return value(std::move(l));
     }
     case json::value_t::object: {
-      auto d = std::make_shared<dict>();
+      auto d = make_rc<dict>();
       d->entries.reserve(j.size());
       for (const auto& [k, v] : j.items()) d->set(value(k), from_json(v));
       return value(dict_ptr(std::move(d)));
@@ -626,7 +639,7 @@ std::optional<value> generator_object::next() {
 value make_generator(std::string name, std::function<std::optional<value>()> pull,
                      const value& source) {
   check_depth(source.depth + 1);
-  auto g = std::make_shared<generator_object>();
+  auto g = make_rc<generator_object>();
   g->name = std::move(name);
   g->pull = std::move(pull);
   g->depth = source.depth + 1;
@@ -634,7 +647,7 @@ value make_generator(std::string name, std::function<std::optional<value>()> pul
 }
 
 generator_object* as_generator(const value& v) {
-  return v.is_object() ? dynamic_cast<generator_object*>(v.obj().get()) : nullptr;
+  return v.is_object() ? dynamic_cast<generator_object*>(v.obj()) : nullptr;
 }
 
 std::int64_t float_to_int(double d) {

@@ -13,7 +13,6 @@
 #include <string_view>
 #include <unordered_map>
 #include <utility>
-#include <variant>
 #include <vector>
 
 #include "ocml/error.hpp"
@@ -21,30 +20,108 @@
 
 namespace ocml::tmpl {
 
+/// The shared pointer of template values. Their counts are not atomic: a render's values
+/// belong to its thread, and what a compiled template holds is never counted (see
+/// `value::immortal`). libstdc++'s single-threaded policy where it exists, the standard
+/// shared_ptr elsewhere.
+#if defined(__GLIBCXX__)
+template <class T>
+using rc = std::__shared_ptr<T, __gnu_cxx::_S_single>;
+template <class T, class... A>
+[[nodiscard]] rc<T> make_rc(A&&... a) {
+  return std::__make_shared<T, __gnu_cxx::_S_single>(std::forward<A>(a)...);
+}
+#else
+template <class T>
+using rc = std::shared_ptr<T>;
+template <class T, class... A>
+[[nodiscard]] rc<T> make_rc(A&&... a) {
+  return make_rc<T>(std::forward<A>(a)...);
+}
+#endif
+
 struct value;
 using list = std::vector<value>;
 struct dict;
 struct object;
-using list_ptr = std::shared_ptr<const list>;
-using dict_ptr = std::shared_ptr<const dict>;
-using object_ptr = std::shared_ptr<object>;
+using list_ptr = rc<const list>;
+using dict_ptr = rc<const dict>;
+using object_ptr = rc<object>;
 /// Strings are shared: a lookup or a copy of a value never copies text.
-using str_ptr = std::shared_ptr<const std::string>;
+using str_ptr = rc<const std::string>;
 
-/// Jinja2's Undefined, remembering the name that was looked up (for error messages).
-struct undefined_t {
+/// What an Undefined remembers for its error message: the name that was looked up, or
+/// Jinja2's `_undefined_hint`, the whole message when used (e.g. "'None' has no attribute
+/// 'lstrip'"); both empty: "value is undefined".
+struct undefined_info {
   std::string name;
-  /// Jinja2's `_undefined_hint`: the whole message when used (e.g. "'None' has no
-  /// attribute 'lstrip'"); empty: "'NAME' is undefined".
   std::string hint;
+};
+/// Jinja2's Undefined. One pointer, so that a value stays small (copied on every
+/// evaluation); null when it remembers nothing.
+struct undefined_t {
+  rc<const undefined_info> info;
 };
 struct none_t {};
 
+/// What a value holds: its type (index(): 0 Undefined, 1 None, 2 bool, 3 int, 4 float,
+/// 5 str, 6 list, 7 dict, 8 object), a scalar, and one shared pointer owning the string,
+/// list, dict, object or Undefined's message whatever its type. Copying, moving and
+/// dropping one is a few inline instructions (a std::variant dispatched through a table
+/// of functions for each: the most frequent calls of a render).
+class value_data {
+ public:
+  value_data() = default;
+  value_data(undefined_t u) : p_(std::move(u.info)) {}     // NOLINT(google-explicit-constructor)
+  value_data(none_t /*n*/) : tag_(1) {}                    // NOLINT(google-explicit-constructor)
+  value_data(bool b) : tag_(2) { s_.b = b; }               // NOLINT(google-explicit-constructor)
+  value_data(std::int64_t i) : tag_(3) { s_.i = i; }       // NOLINT(google-explicit-constructor)
+  value_data(double d) : tag_(4) { s_.d = d; }             // NOLINT(google-explicit-constructor)
+  value_data(str_ptr p) : p_(std::move(p)), tag_(5) {}     // NOLINT(google-explicit-constructor)
+  value_data(list_ptr p) : p_(std::move(p)), tag_(6) {}    // NOLINT(google-explicit-constructor)
+  value_data(dict_ptr p) : p_(std::move(p)), tag_(7) {}    // NOLINT(google-explicit-constructor)
+  value_data(object_ptr p) : p_(std::move(p)), tag_(8) {}  // NOLINT(google-explicit-constructor)
+
+  [[nodiscard]] std::size_t index() const noexcept { return tag_; }
+  [[nodiscard]] bool b() const noexcept { return s_.b; }
+  [[nodiscard]] std::int64_t i() const noexcept { return s_.i; }
+  [[nodiscard]] double d() const noexcept { return s_.d; }
+  /// The string, list, dict, object or Undefined's message held (null for a scalar).
+  [[nodiscard]] const void* raw() const noexcept { return p_.get(); }
+  [[nodiscard]] const std::string& str() const { return *static_cast<const std::string*>(raw()); }
+  [[nodiscard]] const list& lst() const { return *static_cast<const list*>(raw()); }
+  [[nodiscard]] const dict& map() const { return *static_cast<const dict*>(raw()); }
+  [[nodiscard]] object* obj() const {
+    return const_cast<object*>(static_cast<const object*>(raw()));  // NOLINT
+  }
+  [[nodiscard]] const undefined_info* undef() const {
+    return static_cast<const undefined_info*>(raw());
+  }
+  /// Whether this is the only count of what it holds (a value computed just now, not
+  /// stored anywhere, and not a template's uncounted constant): it may then be changed.
+  [[nodiscard]] bool sole() const noexcept { return p_.use_count() == 1; }
+  /// The list held, shared (one more count).
+  [[nodiscard]] list_ptr list_owner() const { return {p_, &lst()}; }
+  /// The same value, its pointer not counted (value::borrow).
+  [[nodiscard]] value_data uncounted() const {
+    value_data x = *this;
+    x.p_ = rc<const void>(rc<const void>(), p_.get());
+    return x;
+  }
+
+ private:
+  rc<const void> p_;
+  union scalar {
+    bool b;
+    std::int64_t i;
+    double d;
+  } s_{};
+  std::uint8_t tag_ = 0;
+};
+
 /// One value. Strings are UTF-8; their Python length and indices count code points.
 struct value {
-  std::variant<undefined_t, none_t, bool, std::int64_t, double, str_ptr, list_ptr, dict_ptr,
-               object_ptr>
-      v;
+  value_data v;
   /// A string that is Jinja2 Markup (from |safe, |escape): `+` with a plain str escapes the
   /// plain one, as markupsafe does.
   bool safe = false;
@@ -61,25 +138,35 @@ struct value {
   value(std::int64_t i) : v(i) {}                    // NOLINT(google-explicit-constructor)
   value(int i) : v(static_cast<std::int64_t>(i)) {}  // NOLINT(google-explicit-constructor)
   value(double d) : v(d) {}                          // NOLINT(google-explicit-constructor)
-  value(std::string s) : v(std::make_shared<const std::string>(std::move(s))) {}  // NOLINT
-  value(std::string_view s) : v(std::make_shared<const std::string>(s)) {}        // NOLINT
-  value(const char* s) : v(std::make_shared<const std::string>(s)) {}             // NOLINT
+  value(std::string s) : v(make_rc<const std::string>(std::move(s))) {}  // NOLINT
+  value(std::string_view s) : v(make_rc<const std::string>(s)) {}        // NOLINT
+  value(const char* s) : v(make_rc<const std::string>(s)) {}             // NOLINT
   // Containers know how deep they nest (bounded: see kMaxValueDepth).
-  value(list l) : v(std::make_shared<const list>(std::move(l))) { measure(); }  // NOLINT
-  value(list_ptr l) : v(std::move(l)) { measure(); }                            // NOLINT
-  value(dict_ptr d) : v(std::move(d)) { measure(); }                            // NOLINT
-  value(object_ptr o) : v(std::move(o)) { measure(); }                          // NOLINT
+  value(list l) : v(make_rc<const list>(std::move(l))) { measure(); }  // NOLINT
+  value(list_ptr l) : v(std::move(l)) { measure(); }                   // NOLINT
+  value(dict_ptr d) : v(std::move(d)) { measure(); }                   // NOLINT
+  value(object_ptr o) : v(std::move(o)) { measure(); }                 // NOLINT
   static value undefined(std::string name = {}) {
     value x;
-    x.v = undefined_t{std::move(name), {}};
+    if (!name.empty()) {
+      x.v = undefined_t{
+          make_rc<const undefined_info>(undefined_info{std::move(name), std::string()})};
+    }
     return x;
   }
   /// An undefined whose use raises `hint` as it is (Jinja2's undefined hint).
   static value undefined_hint(std::string hint) {
     value x;
-    x.v = undefined_t{{}, std::move(hint)};
+    x.v =
+        undefined_t{make_rc<const undefined_info>(undefined_info{std::string(), std::move(hint)})};
     return x;
   }
+
+  /// A copy of the scalar `owner` whose text, object or Undefined's message is not
+  /// counted: copying it never touches a count, so the constants of a compiled template
+  /// are read from any thread (the counts are not atomic). `owner` must outlive every
+  /// copy. A list or dict (no constant is one) is copied as it is.
+  [[nodiscard]] static value borrow(const value& owner);
 
   [[nodiscard]] bool is_undefined() const noexcept { return v.index() == 0; }
   [[nodiscard]] bool is_none() const noexcept { return v.index() == 1; }
@@ -92,10 +179,10 @@ struct value {
   [[nodiscard]] bool is_dict() const noexcept { return v.index() == 7; }
   [[nodiscard]] bool is_object() const noexcept { return v.index() == 8; }
 
-  [[nodiscard]] const std::string& str() const { return *std::get<str_ptr>(v); }
-  [[nodiscard]] const list& items() const { return *std::get<list_ptr>(v); }
-  [[nodiscard]] const dict& map() const { return *std::get<dict_ptr>(v); }
-  [[nodiscard]] const object_ptr& obj() const { return std::get<object_ptr>(v); }
+  [[nodiscard]] const std::string& str() const { return v.str(); }
+  [[nodiscard]] const list& items() const { return v.lst(); }
+  [[nodiscard]] const dict& map() const { return v.map(); }
+  [[nodiscard]] object* obj() const { return v.obj(); }
   [[nodiscard]] std::int64_t as_int() const;  ///< bool or int
   [[nodiscard]] double as_double() const;     ///< bool, int or float
 
