@@ -54,13 +54,16 @@ TEST(Registry, EveryHookBelongsToADialectThatHasIt) {
       std::string text;
       std::vector<ocml::diagnostic> warnings;
       const ocml::render_options o{.dialect = c.info.id, .add_generation_prompt = true};
-      ASSERT_TRUE(c.one_pass->to_text(request, o, text, warnings));
+      ocml::detail::request_option_values values;
+      const auto* gathered = c.one_pass->read(request, values);
+      ASSERT_NE(gathered, nullptr);
+      c.one_pass->write_text(*gathered, o, text, warnings);
       const auto general =
           ocml::render(hello(), {.dialect = c.info.id, .add_generation_prompt = true});
       ASSERT_TRUE(general);
       EXPECT_EQ(text, *general);
       ocml::text_buffer line;
-      ASSERT_TRUE(c.one_pass->to_json_text(request, o, line, warnings));
+      c.one_pass->write_json_text(*gathered, o, line, warnings);
       EXPECT_EQ(ocml::json::parse("\"" + std::string(line.view()) + "\"").get<std::string>(),
                 *general);
     }

@@ -144,32 +144,6 @@ json_render_options with_request_options(std::string_view text, const json_rende
   return o;
 }
 
-// Whether the request may carry options beside its messages: a key among the four that
-// with_request_options reads. Every one holds '_', so one memchr pass over the underscores
-// (few outside such keys) finds them: far cheaper than a memmem per key.
-bool has_request_option(std::string_view text) {
-  static constexpr std::string_view keys[] = {"add_generation_prompt", "continue_final_message",
-                                              "chat_template_kwargs", "reasoning_effort"};
-  constexpr std::ptrdiff_t longest = 22;
-  const char* const begin = text.data();
-  const char* const end = begin + text.size();
-  for (const char* p = begin;
-       (p = static_cast<const char*>(std::memchr(p, '_', static_cast<std::size_t>(end - p))));
-       ++p) {
-    const char* k = p;  // the key's first byte, after its opening quote
-    while (k > begin && p - k < longest && k[-1] != '"') --k;
-    if (k == begin || k[-1] != '"') continue;
-    const char* e = p;  // its closing quote
-    while (e < end && e - k <= longest && *e != '"') ++e;
-    if (e == end || *e != '"') continue;
-    const std::string_view key(k, static_cast<std::size_t>(e - k));
-    for (const auto name : keys) {
-      if (key == name) return true;
-    }
-  }
-  return false;
-}
-
 // A warning of a one-pass renderer, whose path is OpenAI's already: at the offset its
 // reader recorded, else (npos: not recorded) found by its path.
 // `one_line`: the text holds no newline (a JSONL line), so a column is the offset + 1.
@@ -279,22 +253,22 @@ json_render_result render_json(std::string_view json_text, const json_render_opt
   const auto* one_pass = detail::codec_of(given.render.dialect).one_pass;
   if (one_pass != nullptr &&
       (given.format == json_format::automatic || given.format == json_format::openai)) {
-    // The one-pass path: OpenAI JSON straight to ChatML. Its reader declines every key it
-    // does not know (the native form's too), so no key scan is needed first: only the
-    // request options are looked for (and the general path below answers what it declines).
-    json_render_options o = given;
-    if (given.request_options && has_request_option(json_text)) {
-      o = with_request_options(json_text, given, key_scan{.native = false, .options = true},
-                               &r.diagnostics);
+    // The one-pass path, as a batch line takes it (render_json_line): the request read
+    // once with its options' places, the options applied, then written. Its reader
+    // declines every key it does not know (the native form's too); the general path below
+    // answers what it declines.
+    detail::request_option_values values;
+    if (const auto* request = one_pass->read(json_text, values)) {
+      json_render_options o = given;
+      if (given.request_options) apply_request_values(values, o, &r.diagnostics);
+      if (!o.render.continue_final_message) {
+        const std::size_t request_warnings = r.diagnostics.size();  // the request's kwargs
+        one_pass->write_text(*request, o.render, r.text, r.diagnostics);
+        place_one_pass(r.diagnostics, request_warnings, json_text);
+        return r;
+      }
+      r.diagnostics.clear();  // the general path says them
     }
-    const std::size_t request_warnings = r.diagnostics.size();  // the request's kwargs
-    if (!o.render.continue_final_message &&
-        one_pass->to_text(json_text, o.render, r.text, r.diagnostics)) {
-      place_one_pass(r.diagnostics, request_warnings, json_text);
-      return r;
-    }
-    r.text.clear();
-    r.diagnostics.clear();
   }
   const json_render_options options =
       with_request_options(json_text, given, scan_keys(json_text), &r.diagnostics);
@@ -317,7 +291,7 @@ void render_json_line(std::string_view json_text, const json_render_options& giv
                       text_buffer& line, std::vector<diagnostic>& diagnostics) {
   const auto* one_pass = detail::codec_of(given.render.dialect).one_pass;
   const bool openai = given.format == json_format::automatic || given.format == json_format::openai;
-  if (one_pass != nullptr && openai && one_pass->read != nullptr) {
+  if (one_pass != nullptr && openai) {
     // The line read once: gathered with its options' places, the options applied, then
     // written. What the reader declines, the general path below reads again.
     detail::request_option_values values;
@@ -334,29 +308,6 @@ void render_json_line(std::string_view json_text, const json_render_options& giv
         return;
       }
       diagnostics.resize(start);  // render_json says them
-    }
-  } else if (one_pass != nullptr && openai) {
-    // The one-pass path, straight to the escaped line. Its reader declines every key it does
-    // not know (the native form's too), so no key scan is needed first: only the request
-    // options are looked for.
-    const std::size_t start = diagnostics.size();
-    json_render_options o = given;
-    if (given.request_options && has_request_option(json_text)) {
-      o = with_request_options(json_text, given, key_scan{.native = false, .options = true},
-                               &diagnostics);
-    }
-    if (o.render.continue_final_message) diagnostics.resize(start);  // render_json says them
-    if (!o.render.continue_final_message) {
-      const std::size_t at = line.size();
-      const std::size_t before = diagnostics.size();
-      line.raw("{\"text\":\"");
-      if (one_pass->to_json_text(json_text, o.render, line, diagnostics)) {
-        place_one_pass(diagnostics, before, json_text);
-        line.raw("\"}");
-        return;
-      }
-      line.truncate(at);
-      diagnostics.resize(start);  // declined: render_json reads the request again
     }
   }
   json_render_result r = render_json(json_text, given);

@@ -105,18 +105,17 @@ struct request_option_values {
 /// a declining renderer appended to `out` and `warnings`. It reads the options the
 /// dialect's renderer reads (add_generation_prompt; Qwen3: enable_thinking, keep_reasoning).
 struct one_pass_hooks {
-  bool (*to_text)(std::string_view json, const render_options& options, std::string& out,
-                  std::vector<diagnostic>& warnings);
-  /// The same, appended escaped as the inside of a JSON string (a batch line's "text").
-  bool (*to_json_text)(std::string_view json, const render_options& options, text_buffer& out,
-                       std::vector<diagnostic>& warnings);
-  /// The batch line in two steps, so that the line is read once: `read` gathers it (null:
-  /// declined) and says where the request's own options stand (raw JSON values, empty when
-  /// absent); the caller applies them, then `write` appends the line's text escaped.
-  /// Valid on the reading thread until its next `read`.
-  const one_pass_request* (*read)(std::string_view json, request_option_values& options) = nullptr;
+  /// A request in two steps, so that it is read once: `read` gathers it (null: declined)
+  /// and says where the request's own options stand (raw JSON values, empty when absent);
+  /// the caller applies them, then a writer appends the text. The gathered request is
+  /// valid on the reading thread until its next `read`.
+  const one_pass_request* (*read)(std::string_view json, request_option_values& options);
+  /// Appends the text (render_json).
+  void (*write_text)(const one_pass_request& request, const render_options& options,
+                     std::string& out, std::vector<diagnostic>& warnings);
+  /// Appends the text escaped as the inside of a JSON string (a batch line's "text").
   void (*write_json_text)(const one_pass_request& request, const render_options& options,
-                          text_buffer& out, std::vector<diagnostic>& warnings) = nullptr;
+                          text_buffer& out, std::vector<diagnostic>& warnings);
 };
 
 struct codec {

@@ -351,12 +351,13 @@ value unsafe_method(std::string_view type, std::string_view name) {
 }
 
 value string_method(const value& self, std::string_view name) {
-  const std::string& s = self.str();
+  // Each method holds `self` (one more count), not a copy of its text.
   const std::string_view n = name;  // (no copy: most names asked for are no method)
   if (name == "strip" || name == "lstrip" || name == "rstrip") {
     const bool l = name != "rstrip";
     const bool r = name != "lstrip";
-    return fn(n, [s, l, r](interpreter&, call_args& a) {
+    return fn(n, [self, l, r](interpreter&, call_args& a) {
+      const std::string& s = self.str();
       return value(py_strip(s, a.arg(0, "chars"), l, r));
     });
   }
@@ -367,36 +368,44 @@ value string_method(const value& self, std::string_view name) {
   };
   for (const auto& [cn, how] : cases) {
     if (name == cn) {
-      return fn(n, [s, how = how](interpreter&, call_args&) { return value(py_str_case(s, how)); });
+      return fn(n, [self, how = how](interpreter&, call_args&) {
+        const std::string& s = self.str();
+        return value(py_str_case(s, how));
+      });
     }
   }
   if (name == "split" || name == "rsplit") {
     const bool right = name == "rsplit";
-    return fn(n, [s, right](interpreter&, call_args& a) {
+    return fn(n, [self, right](interpreter&, call_args& a) {
+      const std::string& s = self.str();
       const value m = opt(a, 1, "maxsplit", value(-1));
       return str_list(py_split(s, a.arg(0, "sep"), m.as_int(), right));
     });
   }
   if (name == "splitlines") {
-    return fn(n, [s](interpreter&, call_args& a) {
+    return fn(n, [self](interpreter&, call_args& a) {
+      const std::string& s = self.str();
       return str_list(py_splitlines(s, truthy(opt(a, 0, "keepends", value(false)))));
     });
   }
   if (name == "startswith" || name == "endswith") {
     const bool pre = name == "startswith";
-    return fn(n, [s, pre](interpreter&, call_args& a) {
+    return fn(n, [self, pre](interpreter&, call_args& a) {
+      const std::string& s = self.str();
       return value(affix(s, need(a, 0, "prefix", pre ? "startswith" : "endswith"), pre));
     });
   }
   if (name == "replace") {
-    return fn(n, [s](interpreter&, call_args& a) {
+    return fn(n, [self](interpreter&, call_args& a) {
+      const std::string& s = self.str();
       return value(py_replace(s, need_str(need(a, 0, "old", "replace"), "replace arg"),
                               need_str(need(a, 1, "new", "replace"), "replace arg"),
                               opt(a, 2, "count", value(-1)).as_int()));
     });
   }
   if (name == "find" || name == "rfind" || name == "index" || name == "rindex" || name == "count") {
-    return fn(n, [s, n](interpreter&, call_args& a) -> value {
+    return fn(n, [self, n](interpreter&, call_args& a) -> value {
+      const std::string& s = self.str();
       const std::string& sub = need_str(need(a, 0, "sub", n), "argument");
       if (n == "count") {
         if (sub.empty()) return value(static_cast<std::int64_t>(code_points(s) + 1));
@@ -415,7 +424,8 @@ value string_method(const value& self, std::string_view name) {
     });
   }
   if (name == "join") {
-    return fn(n, [s](interpreter&, call_args& a) {
+    return fn(n, [self](interpreter&, call_args& a) {
+      const std::string& s = self.str();
       std::string out;
       const list items = iterate(need(a, 0, "iterable", "join"));
       for (std::size_t i = 0; i < items.size(); ++i) {
@@ -431,11 +441,15 @@ value string_method(const value& self, std::string_view name) {
     });
   }
   if (name == "format") {
-    return fn(n, [s](interpreter&, call_args& a) { return value(py_format(s, a)); });
+    return fn(n, [self](interpreter&, call_args& a) {
+      const std::string& s = self.str();
+      return value(py_format(s, a));
+    });
   }
   if (name == "removeprefix" || name == "removesuffix") {
     const bool pre = name == "removeprefix";
-    return fn(n, [s, pre](interpreter&, call_args& a) {
+    return fn(n, [self, pre](interpreter&, call_args& a) {
+      const std::string& s = self.str();
       const std::string& x = need_str(need(a, 0, "prefix", "removeprefix"), "argument");
       if (affix(s, value(x), pre)) {
         return value(pre ? s.substr(x.size()) : s.substr(0, s.size() - x.size()));
@@ -451,11 +465,15 @@ value string_method(const value& self, std::string_view name) {
   };
   for (const auto& [pn, p] : preds) {
     if (name == pn) {
-      return fn(n, [s, p = p](interpreter&, call_args&) { return value(py_str_is(s, p)); });
+      return fn(n, [self, p = p](interpreter&, call_args&) {
+        const std::string& s = self.str();
+        return value(py_str_is(s, p));
+      });
     }
   }
   if (name == "isspace") {
-    return fn(n, [s](interpreter&, call_args&) {
+    return fn(n, [self](interpreter&, call_args&) {
+      const std::string& s = self.str();
       return value(all_of_cps(s, [](char32_t c) { return py_space(c); }));
     });
   }

@@ -100,24 +100,14 @@ bool render_openai_json_text(std::string_view text, bool add_generation_prompt, 
 /// the request (tests and the json fuzzer hold them to it), faster (no document is built).
 bool render_openai_line_text(std::string_view text, bool add_generation_prompt, std::string& out,
                              std::vector<diagnostic>& warnings);
-/// render_openai_line_text, or render_openai_text where it declines.
-bool render_openai_text_fastest(std::string_view text, bool add_generation_prompt, std::string& out,
-                                std::vector<diagnostic>& warnings);
-/// The codec's one-pass hooks (core/codec.hpp).
-/// The batch line in two steps (one_pass_hooks::read and write_json_text).
+/// The codec's one-pass hooks (core/codec.hpp): a request read once
+/// (one_pass_hooks::read), then written as text or as a batch line's escaped text.
 const one_pass_request* read_batch_request(std::string_view json, request_option_values& options);
+void write_batch_text(const one_pass_request& request, const render_options& o, std::string& out,
+                      std::vector<diagnostic>& warnings);
 void write_batch_line(const one_pass_request& request, const render_options& o, text_buffer& out,
                       std::vector<diagnostic>& warnings);
-inline constexpr one_pass_hooks kOnePass{
-    [](std::string_view json, const render_options& o, std::string& out,
-       std::vector<diagnostic>& warnings) {
-      return render_openai_text_fastest(json, o.add_generation_prompt, out, warnings);
-    },
-    [](std::string_view json, const render_options& o, text_buffer& out,
-       std::vector<diagnostic>& warnings) {
-      return render_openai_json_text(json, o.add_generation_prompt, out, warnings);
-    },
-    read_batch_request, write_batch_line};
+inline constexpr one_pass_hooks kOnePass{read_batch_request, write_batch_text, write_batch_line};
 /// What sets a ChatML-family model's markup apart from Qwen2.5's.
 struct variant {
   /// `<think>…</think>` at the start of an assistant turn is its reasoning (Qwen3).

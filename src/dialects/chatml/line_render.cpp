@@ -299,6 +299,14 @@ const one_pass_request* read_batch_request(std::string_view json, request_option
   return request.gathered != nullptr ? &request : nullptr;
 }
 
+void write_batch_text(const one_pass_request& request, const render_options& o, std::string& out,
+                      std::vector<diagnostic>& warnings) {
+  // The output is about the input's size: one allocation instead of a doubling series.
+  out.reserve(out.size() + request.side.size() + 256);
+  text_out w{out};
+  write_template(*request.gathered, request.side, o.add_generation_prompt, w, warnings);
+}
+
 void write_batch_line(const one_pass_request& request, const render_options& o, text_buffer& out,
                       std::vector<diagnostic>& warnings) {
   escaped_out w{out};
@@ -314,12 +322,6 @@ bool render_openai_line_text(std::string_view text, bool add_generation_prompt, 
   text_out w{out};
   write_template(*st, st->side.view(), add_generation_prompt, w, warnings);
   return true;
-}
-
-bool render_openai_text_fastest(std::string_view text, bool add_generation_prompt, std::string& out,
-                                std::vector<diagnostic>& warnings) {
-  return render_openai_line_text(text, add_generation_prompt, out, warnings) ||
-         render_openai_text(text, add_generation_prompt, out, warnings);
 }
 
 bool render_openai_json_text(std::string_view text, bool add_generation_prompt, escaped_buffer& out,

@@ -183,6 +183,22 @@ struct text_out {
   }
 };
 
+/// One tool call as the ChatML-family templates write it: `open` (the template's own
+/// opening: Qwen2.5's begins with a newline, Qwen3's leaves it to the caller), the name,
+/// the arguments (`{}` when the call has none), the closing.
+template <typename Out>
+void write_call(const piece& open, const call_ref& call, std::string_view side, Out& out) {
+  out.put(open);
+  out.raw(call.name);
+  out.put(kCallArguments);
+  if (call.arguments_at == std::string_view::npos) {
+    out.put(kEmptyArguments);
+  } else {
+    out.raw(side.substr(call.arguments_at, call.arguments_size));
+  }
+  out.put(kCallClose);
+}
+
 /// Writes `g` as the Qwen2.5 template does. `out` has put(const piece&),
 /// put(const text_ref&) and raw(std::string_view) (text already in the output's form);
 /// `side` is the side text of `g`.
@@ -235,16 +251,7 @@ void write_template(const gathered& g, std::string_view side, bool add_generatio
         out.put(m.content);
       }
       for (std::size_t c = m.calls_begin; c < m.calls_end; ++c) {
-        const call_ref& call = g.calls[c];
-        out.put(kCallOpen);
-        out.raw(call.name);
-        out.put(kCallArguments);
-        if (call.arguments_at == std::string_view::npos) {
-          out.put(kEmptyArguments);
-        } else {
-          out.raw(side.substr(call.arguments_at, call.arguments_size));
-        }
-        out.put(kCallClose);
+        write_call(kCallOpen, g.calls[c], side, out);
       }
       out.put(kImEnd);
       continue;

@@ -172,16 +172,7 @@ void write(const gathered& g, std::string_view side, const render_options& o, Ou
     }
     for (std::size_t c = m.calls_begin; c < m.calls_end; ++c) {
       if (c > m.calls_begin || !t.content.text.empty()) out.put(chatml::kNewline);
-      const chatml::call_ref& call = g.calls[c];
-      out.put(kCallOpen);
-      out.raw(call.name);
-      out.put(chatml::kCallArguments);
-      if (call.arguments_at == std::string_view::npos) {
-        out.put(chatml::kEmptyArguments);
-      } else {
-        out.raw(side.substr(call.arguments_at, call.arguments_size));
-      }
-      out.put(chatml::kCallClose);
+      chatml::write_call(kCallOpen, g.calls[c], side, out);
     }
     out.put(chatml::kImEnd);
   }
@@ -224,6 +215,13 @@ const one_pass_request* read_batch_request(std::string_view json, request_option
   thread_local one_pass_request request;
   request.gathered = line_form::read(json, request.side, &options);
   return request.gathered != nullptr ? &request : nullptr;
+}
+
+void write_batch_text(const one_pass_request& request, const render_options& o, std::string& out,
+                      std::vector<diagnostic>& warnings) {
+  out.reserve(out.size() + request.side.size() + 256);
+  chatml::text_out w{out};
+  line_form::write(*request.gathered, request.side, o, w, warnings);
 }
 
 void write_batch_line(const one_pass_request& request, const render_options& o, text_buffer& out,

@@ -30,12 +30,14 @@ bool render_openai_text(std::string_view json, const render_options& o, std::str
 /// The same, appended escaped as the inside of a JSON string (a batch line's "text").
 bool render_openai_json_text(std::string_view json, const render_options& o, text_buffer& out,
                              std::vector<diagnostic>& warnings);
-/// The batch line in two steps (one_pass_hooks::read and write_json_text).
+/// The codec's one-pass hooks (core/codec.hpp): a request read once, then written as text
+/// or as a batch line's escaped text.
 const one_pass_request* read_batch_request(std::string_view json, request_option_values& options);
+void write_batch_text(const one_pass_request& request, const render_options& o, std::string& out,
+                      std::vector<diagnostic>& warnings);
 void write_batch_line(const one_pass_request& request, const render_options& o, text_buffer& out,
                       std::vector<diagnostic>& warnings);
-inline constexpr one_pass_hooks kOnePass{render_openai_text, render_openai_json_text,
-                                         read_batch_request, write_batch_line};
+inline constexpr one_pass_hooks kOnePass{read_batch_request, write_batch_text, write_batch_line};
 std::unique_ptr<stream_decoder> make_decoder(decoder_options o, decoder::sink s);
 
 }  // namespace ocml::detail::qwen3
