@@ -179,6 +179,17 @@ const test_fn* find_test(std::string_view name) {
 }
 
 value builtin_global(std::string_view name) {
+  // Most names asked for here are the template's own that are not set (`x is defined`):
+  // the first byte turns them away before the names are compared.
+  switch (name.empty() ? '\0' : name[0]) {
+    case 'r':  // range, raise_exception
+    case 'n':  // namespace
+    case 'd':  // dict
+    case 's':  // strftime_now
+      break;
+    default:
+      return value::undefined();
+  }
   if (name == "range") {
     return fn("range", [](interpreter& in, call_args& a) {
       std::int64_t start = 0;

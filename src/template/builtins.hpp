@@ -23,8 +23,9 @@ struct test_fn {
 /// The filter or test of that name, or nullptr (a compile error, as in Jinja2).
 [[nodiscard]] const filter_fn* find_filter(std::string_view name);
 [[nodiscard]] const test_fn* find_test(std::string_view name);
-/// A global function (range, namespace, dict, raise_exception, strftime_now, cycler,
-/// joiner), or undefined.
+/// A global function (range, namespace, dict, raise_exception, strftime_now), or
+/// undefined. Jinja2's cycler, joiner and lipsum are not provided: none of the reference
+/// chat templates uses them.
 [[nodiscard]] value builtin_global(std::string_view name);
 /// `obj.name` as a method of str, list or dict (bound), or undefined. Methods that would
 /// change a list or dict are refused when called (E-TEMPLATE-SECURITY), as transformers'
