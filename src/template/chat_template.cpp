@@ -198,7 +198,7 @@ tmpl::value key_value(std::string_view k) {
       slots[(k.size() * 31 + c(0) * 7 + c(k.size() / 2) * 13 + c(k.size() - 1) * 131) % kSlots];
   if (slot == nullptr || slot->size() != k.size() ||
       std::char_traits<char>::compare(slot->data(), k.data(), k.size()) != 0) {
-    slot = tmpl::make_rc<const std::string>(k);
+    slot = tmpl::make_rc<std::string>(k);  // (non-const: see value_data::sole)
   }
   tmpl::value x;
   x.v = slot;

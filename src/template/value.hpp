@@ -138,9 +138,11 @@ struct value {
   value(std::int64_t i) : v(i) {}                    // NOLINT(google-explicit-constructor)
   value(int i) : v(static_cast<std::int64_t>(i)) {}  // NOLINT(google-explicit-constructor)
   value(double d) : v(d) {}                          // NOLINT(google-explicit-constructor)
-  value(std::string s) : v(make_rc<const std::string>(std::move(s))) {}  // NOLINT
-  value(std::string_view s) : v(make_rc<const std::string>(s)) {}        // NOLINT
-  value(const char* s) : v(make_rc<const std::string>(s)) {}             // NOLINT
+  // (A string is made non-const and shared as const: the one holding its only count may
+  // append to it, value_data::sole.)
+  value(std::string s) : v(str_ptr(make_rc<std::string>(std::move(s)))) {}  // NOLINT
+  value(std::string_view s) : v(str_ptr(make_rc<std::string>(s))) {}        // NOLINT
+  value(const char* s) : v(str_ptr(make_rc<std::string>(s))) {}             // NOLINT
   // Containers know how deep they nest (bounded: see kMaxValueDepth).
   value(list l) : v(make_rc<const list>(std::move(l))) { measure(); }  // NOLINT
   value(list_ptr l) : v(std::move(l)) { measure(); }                   // NOLINT
