@@ -151,6 +151,10 @@ struct generate_options {
   /// Ids of the calls the model writes without one: random per generation (OpenAI's call_
   /// shape), or reproducible from this seed (ocml/call_id.hpp).
   std::optional<std::uint64_t> call_id_seed;
+  /// The caller's own stop strings (OpenAI `stop`), text mode only: sent to the engine with
+  /// the dialect's and watched in the stream too. The completion ends before the first one
+  /// found, which is left out of the text (as OpenAI leaves it out), with finish `stop`.
+  std::vector<std::string> stop;
 };
 
 /// The outcome of a generation.
@@ -164,6 +168,8 @@ struct generation {
   std::size_t rounds = 0;  ///< Engine requests made (2 for GabGPT's second round).
   /// Token mode: the completion's IDs, stop ID restored (`text` is what they spell).
   std::vector<token_id> token_ids;
+  /// Token mode: the IDs of the prompt sent (0 in text mode).
+  std::size_t prompt_tokens = 0;
 };
 
 /// Runs `p` on `engine`, applying the dialect's stop rules: <|return|> and <|call|> are

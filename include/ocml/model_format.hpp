@@ -15,6 +15,7 @@
 
 #include "ocml/error.hpp"
 #include "ocml/events.hpp"
+#include "ocml/format.hpp"
 #include "ocml/generate.hpp"
 #include "ocml/model.hpp"
 #include "ocml/response.hpp"
@@ -65,4 +66,16 @@ struct format_generation {
                                          const generate_options& options,
                                          const std::function<void(const delta&)>& on_delta = {});
 
+/// The same with any model format a `format` holds (its folder's response template, or the
+/// curated or derived one `model:PATH` found): `prompt` as format::render_json wrote it,
+/// `tools` the request's OpenAI `tools` array (or null) to type call arguments. A dialect's
+/// format, or a model without a response template, is E-JSON-INPUT (finish `error`).
+///
+///   auto f = ocml::format::find("model:models/Qwen3-8B").value();
+///   auto p = f.render_json(request_json.dump(), {.add_generation_prompt = true});
+///   auto g = ocml::generate(engine, f, p.text, request_json["tools"], {.max_tokens = 512});
+[[nodiscard]] format_generation generate(engine& engine, const format& format,
+                                         const std::string& prompt, const json& tools,
+                                         const generate_options& options,
+                                         const std::function<void(const delta&)>& on_delta = {});
 }  // namespace ocml

@@ -47,6 +47,9 @@ class run {
     }
     dec_.emplace(dopt, on);
     for (const auto& s : p.stop) patterns_.push_back({s, true});
+    for (const auto& s : o.stop) {
+      if (!s.empty()) patterns_.push_back({s, true, true});
+    }
     if (openchatml_family(o.dialect)) patterns_.push_back({"<|end|>", false});
     if (think_ != nullptr) patterns_.push_back({std::string(think_->answer), false});
   }
@@ -57,6 +60,7 @@ class run {
   struct pattern {
     std::string text;
     bool stop;  // a stop sequence (cut, not fed) or a watched token (fed, then rules checked)
+    bool user = false;  // the caller's stop string: cut, and never put back
   };
 
   // Token mode: the stop IDs, and the answer token's for a think round's watch (GabGPT).
@@ -134,7 +138,7 @@ class run {
   }
 
   [[nodiscard]] bool should_stop() const {
-    return over_limit_ || stripped_ || final_done_ || !matched_.empty();
+    return over_limit_ || stripped_ || final_done_ || user_stop_ || !matched_.empty();
   }
 
   bool on_text(std::string_view chunk);
@@ -160,6 +164,7 @@ class run {
   bool saw_assistant_ = false, over_limit_ = false, stripped_ = false, cancelled_ = false;
   bool engine_failed_ = false, truncated_ = false, length_ = false;
   bool saw_token_ = false;  // the model's own text held a control token
+  bool user_stop_ = false;  // a stop string of the caller's ended the text
 };
 
 bool run::on_text(std::string_view chunk) {
@@ -183,7 +188,11 @@ bool run::on_text(std::string_view chunk) {
     if (hit == nullptr) break;
     if (hit->stop) {
       feed(w.substr(used, at - used));
-      if (!over_limit_) matched_ = hit->text;
+      if (hit->user) {
+        user_stop_ = true;
+      } else if (!over_limit_) {
+        matched_ = hit->text;
+      }
       held_.clear();
       return false;
     }
@@ -262,7 +271,7 @@ void run::end_round(const result<model_finish>& r, generation& g) {
     engine_failed_ = true;
     return;
   }
-  if (cancelled_ || over_limit_ || stripped_ || final_done_) return;
+  if (cancelled_ || over_limit_ || stripped_ || final_done_ || user_stop_) return;
   if (tdec_) {
     if (matched_.empty()) end_token_round(*r, g);
     return;
@@ -279,6 +288,11 @@ void run::end_round(const result<model_finish>& r, generation& g) {
   }
   if (r->reason == engine_stop::eof) {
     truncated_ = true;
+    return;
+  }
+  if (!r->stop_sequence.empty() &&
+      std::find(o_.stop.begin(), o_.stop.end(), r->stop_sequence) != o_.stop.end()) {
+    user_stop_ = true;  // the caller's stop: left out, as the engine left it out
     return;
   }
   // The engine stopped and cut the stop sequence from its text: put it back.
@@ -300,6 +314,9 @@ generation run::go(engine& engine) {
   generation g;
   model_request req{
       .prompt = p_.text, .stop = p_.stop, .max_tokens = o_.max_tokens, .cancel = o_.cancel};
+  for (const auto& s : o_.stop) {
+    if (!s.empty()) req.stop.push_back(s);
+  }
   if (tdec_) {
     if (setup_error_) {
       g.diagnostics.push_back(*setup_error_);
@@ -314,6 +331,7 @@ generation run::go(engine& engine) {
     }
     for (auto& d : enc->diagnostics) g.diagnostics.push_back(std::move(d));
     req.prompt_ids = std::move(enc->input_ids);
+    g.prompt_tokens = req.prompt_ids.size();
     req.stop_token_ids = stop_ids_;
     req.stop.clear();  // the engine stops on IDs; a string stop would cut inside its text
   }
@@ -347,7 +365,7 @@ generation run::go(engine& engine) {
   proj_.finish();
   parse_result parsed = collector_.take();
   g.messages = std::move(parsed.conversation.messages);
-  const bool cut_short = cancelled_ || over_limit_ || length_;
+  const bool cut_short = cancelled_ || over_limit_ || length_ || user_stop_;
   bool decoder_truncated = false;
   for (auto& d : parsed.diagnostics) {
     if (d.code == error_code::stream_truncated && engine_failed_) continue;  // said already
@@ -388,6 +406,8 @@ generation run::go(engine& engine) {
     g.finish = finish_reason::cancelled;
   } else if (over_limit_ || length_) {
     g.finish = finish_reason::length;
+  } else if (user_stop_ && !engine_failed_) {
+    g.finish = finish_reason::stop;
   } else if (failed || engine_failed_) {
     g.finish = finish_reason::error;
   } else {

@@ -38,23 +38,27 @@ result<std::string> model_format::prompt(const conversation& c,
   return chat_.render_json(dump_json(request), options);
 }
 
-format_generation generate(engine& engine, const model_format& format, const std::string& prompt,
-                           const conversation& c, const generate_options& options,
-                           const std::function<void(const delta&)>& on_delta) {
+namespace {
+
+// The loop of both generate()s: `response` parses what the engine writes, `stop` ends it.
+format_generation run_format(engine& engine, const response_template& response,
+                             std::vector<std::string> stop, const std::string& prompt,
+                             const json* tools, const generate_options& options,
+                             const std::function<void(const delta&)>& on_delta) {
   format_generation g;
-  const json request = to_openai_json(c, {.call_id_seed = 0});  // for its tools
-  const json* tools = request.contains("tools") ? &request["tools"] : nullptr;
   response_projection proj(
       [&](const delta& d) {
         if (on_delta) on_delta(d);
       },
       {.call_id_seed = options.call_id_seed});
-  response_parser parser(format.response(),
-                         {.prefix = prompt, .tools = tools, .lenient = options.lenient},
+  response_parser parser(response, {.prefix = prompt, .tools = tools, .lenient = options.lenient},
                          [&](const response_event& e) { proj(e); });
   model_request req;
   req.prompt = prompt;
-  req.stop = format.stop();
+  req.stop = std::move(stop);
+  for (const auto& s : options.stop) {
+    if (!s.empty()) req.stop.push_back(s);
+  }
   req.max_tokens = options.max_tokens;
   req.cancel = options.cancel;
   bool over = false;
@@ -99,10 +103,42 @@ format_generation generate(engine& engine, const model_format& format, const std
     return g;
   }
   g.message = std::move(m).value();
-  auto conv = response_to_conversation(g.message);
+  openai_options oo;
+  oo.call_id_seed = options.call_id_seed;  // ids as parse gives them with the same seed
+  auto conv = response_to_conversation(g.message, oo);
   if (conv) g.messages = std::move(conv->messages);
-  if (g.finish == finish_reason::none) g.finish = proj.natural_finish();
+  const bool user_stop =
+      fin && !fin->stop_sequence.empty() &&
+      std::find(options.stop.begin(), options.stop.end(), fin->stop_sequence) != options.stop.end();
+  if (g.finish == finish_reason::none)
+    g.finish = user_stop ? finish_reason::stop : proj.natural_finish();
   return g;
+}
+
+}  // namespace
+
+format_generation generate(engine& engine, const model_format& format, const std::string& prompt,
+                           const conversation& c, const generate_options& options,
+                           const std::function<void(const delta&)>& on_delta) {
+  const json request = to_openai_json(c, {.call_id_seed = 0});  // for its tools
+  const json* tools = request.contains("tools") ? &request["tools"] : nullptr;
+  return run_format(engine, format.response(), format.stop(), prompt, tools, options, on_delta);
+}
+
+format_generation generate(engine& engine, const format& format, const std::string& prompt,
+                           const json& tools, const generate_options& options,
+                           const std::function<void(const delta&)>& on_delta) {
+  if (!format.is_model() || format.response_template() == nullptr) {
+    format_generation g;
+    g.diagnostics.push_back(make_error(
+        error_code::invalid_json, format.name() + ": not a model format with a response template "
+                                                  "(a dialect generates with generate(engine, "
+                                                  "prompt, options))"));
+    g.finish = finish_reason::error;
+    return g;
+  }
+  return run_format(engine, *format.response_template(), format.stop(), prompt,
+                    tools.is_array() ? &tools : nullptr, options, on_delta);
 }
 
 }  // namespace ocml

@@ -51,4 +51,8 @@ int run_chat(const chat_args& a);
 /// (2, with the reason on standard error).
 int run_chat_program(int argc, char** argv);
 
+/// `ocml NAME ARGS…`: runs `program` (beside this executable, else on PATH) with ARGS, as
+/// run_chat_program does for ocml-chat.
+int run_sibling(std::string program, int argc, char** argv);
+
 }  // namespace ocml::cli

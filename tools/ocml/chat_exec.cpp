@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// `ocml chat` hands over to the ocml-chat program.
+// `ocml chat` and `ocml serve` hand over to the ocml-chat and ocml-serve programs.
 #include <unistd.h>
 
 #include <cerrno>
@@ -13,8 +13,11 @@
 namespace ocml::cli {
 
 int run_chat_program(int argc, char** argv) {
+  return run_sibling("ocml-chat", argc, argv);
+}
+
+int run_sibling(std::string program, int argc, char** argv) {
   std::vector<char*> args;
-  std::string program = "ocml-chat";
   args.push_back(program.data());
   for (int i = 1; i < argc; ++i) args.push_back(argv[i]);
   args.push_back(nullptr);

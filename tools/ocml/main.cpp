@@ -75,6 +75,9 @@ int main(int argc, char** argv) {
   if (argc > 1 && std::string_view(argv[1]) == "chat") {
     return ocml::cli::run_chat_program(argc - 1, argv + 1);
   }
+  if (argc > 1 && std::string_view(argv[1]) == "serve") {
+    return ocml::cli::run_sibling("ocml-serve", argc - 1, argv + 1);
+  }
   CLI::App app{"ocml: render, parse and check LLM chat markup"};
   app.require_subcommand(0, 1);
   app.set_version_flag("--version", std::string("ocml ") + ocml::version_string);
@@ -304,6 +307,8 @@ int main(int argc, char** argv) {
   // there, so every other command starts in ~2 ms instead of ~6.5): listed here, run by
   // run_chat_program before parsing.
   app.add_subcommand("chat", "agent loop against an OpenAI-compatible engine (ocml-chat)");
+  app.add_subcommand("serve",
+                     "OpenAI-compatible chat server in front of a completions engine (ocml-serve)");
 
   auto* list = app.add_subcommand("dialects", "list the dialects");
   bool list_json = false;
