@@ -34,7 +34,9 @@ if [[ ${1:-} == --dev ]]; then
     here=$(cd "$(dirname "$0")/.." && pwd)
     npm ci --prefix "$here/tests/reference" --no-audit --no-fund --loglevel=error
     node "$here/tests/reference/prepare.mjs"
+    # Real clients of `ocml serve`: the OpenAI client for Node and Playwright (tests/serve).
+    npm ci --prefix "$here/tests/serve" --no-audit --no-fund --loglevel=error
   else
-    echo "setup: npm not found; tokenizer reference tests will skip" >&2
+    echo "setup: npm not found; tokenizer reference and real-client tests will skip" >&2
   fi
 fi

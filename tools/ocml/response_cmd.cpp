@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 // `ocml parse|stream --response-template`: a model's own response template, run on a
 // generation (after an optional prompt prefix).
+#include <filesystem>
 #include <iostream>
 
 #include "commands.hpp"
 #include "io.hpp"
 #include "ocml/display.hpp"
+#include "ocml/format.hpp"
 #include "ocml/json.hpp"
 #include "ocml/response.hpp"
 #include "ocml/tokens.hpp"
@@ -34,8 +36,20 @@ bool read_text(const std::string& path, std::string& out) {
   return true;
 }
 
+// The response template of a.response_template. A model's tokenizer_config.json (what -d
+// model:PATH names) is read as format::find reads it, as `ocml serve` and `ocml chat` parse
+// with it: its own response template, else the curated one its chat template's fingerprint
+// picks, else one derived from the chat template and verified by round trip.
+result<response_template> load_template(const std::string& path) {
+  if (std::filesystem::path(path).filename() == "tokenizer_config.json") {
+    auto f = format::find("model:" + path);
+    if (f && f->response_template() != nullptr) return *f->response_template();
+  }
+  return response_template::from_file(path);
+}
+
 bool setup(const parse_args& a, response_setup& s) {
-  auto t = response_template::from_file(a.response_template);
+  auto t = load_template(a.response_template);
   if (!t) {
     print_diag(t.error());
     return false;
@@ -240,7 +254,7 @@ int run_stream_response(const parse_args& a) {
 
 int run_validate_response(const std::string& response_template, bool lenient,
                           const std::vector<std::string>& files) {
-  auto t = response_template::from_file(response_template);
+  auto t = load_template(response_template);
   if (!t) {
     print_diag(t.error());
     return 1;
@@ -264,7 +278,7 @@ int run_validate_response(const std::string& response_template, bool lenient,
 }
 
 int run_view_response(const view_args& a, const std::string& response_template) {
-  auto t = response_template::from_file(response_template);
+  auto t = load_template(response_template);
   if (!t) {
     print_diag(t.error());
     return 1;
