@@ -15,7 +15,8 @@ fi
 if [[ ${1:-} == --dev ]]; then
   pkgs+=("${python_pkgs[@]}" python3-dask python3-distributed)
   pkgs+=(libgtest-dev libgmock-dev libbenchmark-dev clang-format python3-jinja2
-         clang-14 clang-tidy libclang-rt-14-dev valgrind)
+         clang-14 clang-tidy libclang-rt-14-dev valgrind
+         chromium wrk)  # `ocml serve`'s playground test (Playwright) and its load test
 fi
 missing=()
 for p in "${pkgs[@]}"; do

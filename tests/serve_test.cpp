@@ -531,4 +531,45 @@ TEST(Serve, TokenModeCountsUsageAndTokenizes) {
   EXPECT_EQ(json::parse(stop->body)["error"]["param"], "stop");
 }
 
+TEST(Serve, PlaygroundApiIsTheCliAndNamesNoFile) {
+  served s({}, ocml::dialect::harmony);
+  httplib::Client c("127.0.0.1", s.port);
+  auto page = c.Get("/");
+  ASSERT_TRUE(page);
+  EXPECT_EQ(page->status, 200);
+  EXPECT_NE(page->body.find("data-testid=\"conversation\""), std::string::npos);
+  EXPECT_EQ(c.Get("/playground.js")->get_header_value("Content-Type"),
+            "text/javascript; charset=utf-8");
+  const json formats = json::parse(c.Get("/ocml/formats")->body);
+  EXPECT_EQ(formats["served"], "harmony");
+  EXPECT_GE(formats["formats"].size(), 8u);
+  const json req = request(false, kTools);
+  auto r = s.post("/ocml/render", json{{"format", "qwen3"}, {"request", req}}.dump());
+  ASSERT_TRUE(r);
+  ASSERT_EQ(r->status, 200) << r->body;
+  const json rendered = json::parse(r->body);
+  EXPECT_EQ(rendered["text"], ocml::format(ocml::dialect::qwen3)
+                                  .render_json(req.dump(), {.add_generation_prompt = true})
+                                  .text);
+  EXPECT_FALSE(rendered.contains("tokens")) << "no tokenizer, no tokens";
+  const std::string out = "<think>\nhm\n</think>\n\nHi<|im_end|>";
+  auto p = s.post("/ocml/parse", json{{"format", "qwen3"}, {"text", out}}.dump());
+  ASSERT_TRUE(p);
+  const json parsed_page = json::parse(p->body);
+  EXPECT_EQ(parsed_page["messages"][0], parsed(ocml::dialect::qwen3, out, "", nullptr));
+  // Every event has a span, and the spans with bytes cover the output.
+  std::size_t covered = 0;
+  for (const auto& e : parsed_page["events"]) {
+    ASSERT_TRUE(e.contains("span")) << e.dump();
+    covered += e["span"][1].get<std::size_t>() - e["span"][0].get<std::size_t>();
+  }
+  EXPECT_EQ(covered, out.size());
+  // A page can name a dialect or the served format, never a path on the server.
+  for (const char* name : {"model:/etc", "model:/tmp", "nonsense"}) {
+    auto bad = s.post("/ocml/render", json{{"format", name}, {"request", req}}.dump());
+    ASSERT_TRUE(bad);
+    EXPECT_EQ(bad->status, 400) << name;
+  }
+}
+
 }  // namespace

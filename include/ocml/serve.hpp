@@ -11,7 +11,8 @@
 //   if (port) server.listen();  // until server.stop(), from any thread
 //
 // Endpoints: POST /v1/chat/completions, GET /v1/models, GET /health, and with a tokenizer
-// POST /tokenize and /detokenize (vLLM's). docs/serve.md says what each field does.
+// POST /tokenize and /detokenize (vLLM's); the playground at / and its API under /ocml/.
+// docs/serve.md says what each field does.
 #pragma once
 
 #include <chrono>
@@ -65,6 +66,9 @@ struct serve_options {
   /// One line per request (method, path, status, tokens, latency) and the start-up line.
   /// Empty: standard error.
   std::function<void(std::string_view line)> log;
+  /// The playground at / (a page that renders conversations and parses completions through
+  /// GET /ocml/formats, POST /ocml/render and /ocml/parse; docs/serve.md).
+  bool playground = true;
   /// Reproducible ids for the tool calls the model writes without one (tests); random
   /// otherwise, OpenAI's call_ shape.
   std::optional<std::uint64_t> call_id_seed;

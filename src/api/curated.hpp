@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// The curated response templates built into the library (cmake/embed_curated.cmake).
+// The curated response templates built into the library (cmake/embed.cmake).
 #pragma once
 
 #include <cstddef>

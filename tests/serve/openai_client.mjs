@@ -14,6 +14,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import OpenAI from 'openai';
+import { startServe } from './support.mjs';
 
 const [build, fakeEngine, caseFile, referenceModules] = process.argv.slice(2);
 const here = path.dirname(new URL(import.meta.url).pathname);
@@ -100,20 +101,8 @@ const engine = spawn(fakeEngine, [path.join(work, 'script.json'), path.join(work
   stdio: ['ignore', 'ignore', 'inherit'],
 });
 const enginePort = await waitFor(path.join(work, 'port'));
-const server = spawn(
-  path.join(build, 'ocml-serve'),
-  ['--engine', `http://127.0.0.1:${enginePort}`, '-d', format, '--port', '0', '--model-name', 'picnic'],
-  { stdio: ['ignore', 'ignore', 'pipe'] },
-);
-let log = '';
-const port = await new Promise((resolve, reject) => {
-  server.stderr.on('data', (b) => {
-    log += b.toString();
-    const m = log.match(/http:\/\/127\.0\.0\.1:(\d+)/);
-    if (m) resolve(m[1]);
-  });
-  server.on('exit', (code) => reject(new Error(`ocml-serve exited (${code}): ${log}`)));
-});
+const { server, port } = await startServe(build, [
+  '--engine', `http://127.0.0.1:${enginePort}`, '-d', format, '--model-name', 'picnic']);
 
 try {
   const client = new OpenAI({ apiKey: 'none', baseURL: `http://127.0.0.1:${port}/v1`, maxRetries: 0 });

@@ -18,8 +18,10 @@
 #include <utility>
 
 #include "ocml/serve.hpp"
+#include "runtime/serve/assets.hpp"
 #include "runtime/serve/chat.hpp"
 #include "runtime/serve/exchange.hpp"
+#include "runtime/serve/playground.hpp"
 #include "runtime/serve/request.hpp"
 #include "runtime/serve/tokenize.hpp"
 
@@ -275,14 +277,31 @@ void chat_server::impl::routes() {
          {{{"id", served}, {"object", "model"}, {"created", started}, {"owned_by", "ocml"}}}}};
     send(res, 200, dump_json(body));
   });
-  http.Post("/tokenize", [this](const httplib::Request& req, httplib::Response& res) {
-    const answer a = serve::tokenize(o, req.body);
-    send(res, a.status, a.body);
-  });
-  http.Post("/detokenize", [this](const httplib::Request& req, httplib::Response& res) {
-    const answer a = serve::detokenize(o, req.body);
-    send(res, a.status, a.body);
-  });
+  // The JSON endpoints that answer from the body alone.
+  const auto answers = [this](const char* path,
+                              serve::answer (*f)(const serve_options&, std::string_view)) {
+    http.Post(path, [this, f](const httplib::Request& req, httplib::Response& res) {
+      const answer a = f(o, req.body);
+      send(res, a.status, a.body);
+    });
+  };
+  answers("/tokenize", &serve::tokenize);
+  answers("/detokenize", &serve::detokenize);
+  if (o.playground) {
+    for (std::size_t i = 0; i < serve::kWebAssetCount; ++i) {
+      const serve::web_asset& a = serve::kWebAssets[i];
+      const std::string path = std::string_view(a.path) == "/index.html" ? "/" : a.path;
+      http.Get(path, [&a](const httplib::Request&, httplib::Response& res) {
+        res.set_content(a.body.data(), a.body.size(), a.type);
+      });
+    }
+    http.Get("/ocml/formats", [this](const httplib::Request&, httplib::Response& res) {
+      const answer a = serve::playground_formats(o);
+      send(res, a.status, a.body);
+    });
+    answers("/ocml/render", &serve::playground_render);
+    answers("/ocml/parse", &serve::playground_parse);
+  }
   http.set_error_handler([](const httplib::Request& req, httplib::Response& res) {
     if (!res.body.empty()) return;
     std::string message = "no route " + req.method + " " + req.path;
