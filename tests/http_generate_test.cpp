@@ -338,3 +338,29 @@ TEST(HttpHostile, PromptThatIsNotUtf8IsSentRepaired) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(HttpEngine, ConnectionsAreReusedThroughAPool) {
+  loopback_engine engine({{.text = "Hi<|im_end|>"}, {.text = "Again<|im_end|>"}});
+  auto pool = std::make_shared<ocml::http_connections>(4);
+  ocml::http_engine model({.endpoint = engine.url(), .connections = pool});
+  ocml::prompt p;
+  p.text = "<|im_start|>user\nHi<|im_end|>\n<|im_start|>assistant\n";
+  p.stop = ocml::stop_sequences(ocml::dialect::chatml);
+  ocml::cancellation cancel;
+  for (const char* want : {"Hi", "Again"}) {
+    const auto g = ocml::generate(model, p, {.dialect = ocml::dialect::chatml, .cancel = &cancel});
+    ASSERT_EQ(g.messages.size(), 1u);
+    EXPECT_EQ(g.messages[0].content, want);
+    EXPECT_EQ(g.finish, ocml::finish_reason::stop);
+    // The response ended cleanly: its connection went back to the pool.
+    EXPECT_EQ(pool->idle(), 1u);
+  }
+  // A failed request does not give its connection back.
+  const auto g = ocml::generate(model, p, {.dialect = ocml::dialect::chatml});
+  EXPECT_EQ(g.finish, ocml::finish_reason::error);
+  EXPECT_EQ(pool->idle(), 0u);
+}
+
+}  // namespace

@@ -3,8 +3,12 @@
 // what `ocml parse --openai` makes of the same engine output, and the streamed chunks folded
 // together equal it too, at every chunk size; reasoning never reaches `content`; bad
 // requests, failing engines, limits and a client that goes away get their answers.
+#include <arpa/inet.h>
 #include <gtest/gtest.h>
 #include <httplib.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <filesystem>
@@ -570,6 +574,59 @@ TEST(Serve, PlaygroundApiIsTheCliAndNamesNoFile) {
     ASSERT_TRUE(bad);
     EXPECT_EQ(bad->status, 400) << name;
   }
+}
+
+TEST(Serve, AnEngineThatBreaksOffMidStreamEndsTheStreamWithAnError) {
+  const std::string text = "<think>\nhalf a thought that never";
+  served s({{.text = text, .chunk = 4, .cut = true}, {.text = text, .chunk = 4, .cut = true}},
+           ocml::dialect::qwen3);
+  auto streamed = s.post("/v1/chat/completions", request(true).dump());
+  ASSERT_TRUE(streamed);
+  EXPECT_EQ(streamed->status, 200) << "the model had begun: the stream says what went wrong";
+  const std::string& b = streamed->body;
+  const auto error_at = b.find("data: {\"error\"");
+  ASSERT_NE(error_at, std::string::npos) << b;
+  EXPECT_NE(b.find("\"engine_error\""), std::string::npos) << b;
+  EXPECT_TRUE(b.ends_with("data: [DONE]\n\n")) << b;
+  // What came before the break was sent, every byte of it.
+  const folded before = fold(b.substr(0, error_at));
+  EXPECT_EQ(before.message["reasoning_content"], "half a thought that never");
+  auto whole = s.post("/v1/chat/completions", request(false).dump());
+  ASSERT_TRUE(whole);
+  EXPECT_EQ(whole->status, 502) << whole->body;
+  // And the server goes on serving.
+  httplib::Client c("127.0.0.1", s.port);
+  EXPECT_EQ(c.Get("/health")->status, 200);
+}
+
+TEST(Serve, ASlowClientIsDroppedAndOthersAreServed) {
+  served s({{.text = "Fine.<|im_end|>"}}, ocml::dialect::chatml,
+           {.client_timeout = std::chrono::seconds(1)});
+  // Half a request, then nothing: the server gives up on it after client_timeout.
+  std::thread slow([&s] {
+    const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_port = htons(static_cast<std::uint16_t>(s.port));
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    ASSERT_EQ(::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a), 0);
+    const std::string head =
+        "POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Length: 500\r\n\r\n{\"mess";
+    ASSERT_EQ(::send(fd, head.data(), head.size(), 0), static_cast<ssize_t>(head.size()));
+    char buf[512];
+    const auto t0 = std::chrono::steady_clock::now();
+    const ssize_t n = ::recv(fd, buf, sizeof buf, 0);  // the server closes (or answers 400)
+    const double waited =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    EXPECT_LT(waited, 5.0) << "the server waited on a stalled client for " << waited << " s";
+    EXPECT_GE(n, 0);
+    ::close(fd);
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  auto res = s.post("/v1/chat/completions", request(false).dump());
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 200) << res->body;
+  slow.join();
 }
 
 }  // namespace

@@ -6,7 +6,12 @@
 
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
+#include <memory>
+#include <mutex>
 #include <thread>
+#include <unordered_map>
+#include <vector>
 
 #include "interchange/json_util.hpp"
 #include "runtime/sse.hpp"
@@ -31,6 +36,16 @@ void split_endpoint(const std::string& url, std::string& origin, std::string& pa
 }
 
 constexpr std::size_t kMaxErrorBody = 4096;
+
+// Whether a response still open 1 s after its [DONE] (steady-clock ticks, 0: not yet) should
+// be cut off.
+bool lingers(std::int64_t done_at) {
+  if (done_at == 0) return false;
+  const auto since = std::chrono::steady_clock::now().time_since_epoch().count() - done_at;
+  return since >
+         std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::seconds(1))
+             .count();
+}
 
 // What went wrong, in words a user can act on.
 std::string cause(httplib::Error e) {
@@ -77,6 +92,39 @@ std::string error_text(std::string_view body) {
 }
 
 }  // namespace
+
+struct http_connections::impl {
+  std::size_t max_idle = 0;
+  mutable std::mutex m;
+  std::unordered_map<std::string, std::vector<std::unique_ptr<httplib::Client>>> idle;
+  std::size_t count = 0;
+
+  std::unique_ptr<httplib::Client> take(const std::string& origin) {
+    const std::lock_guard lock(m);
+    auto& list = idle[origin];
+    if (list.empty()) return nullptr;
+    auto c = std::move(list.back());
+    list.pop_back();
+    --count;
+    return c;
+  }
+  void give(const std::string& origin, std::unique_ptr<httplib::Client> c) {
+    const std::lock_guard lock(m);
+    if (count >= max_idle) return;  // closed as it goes out of scope
+    idle[origin].push_back(std::move(c));
+    ++count;
+  }
+};
+
+http_connections::http_connections(std::size_t max_idle) : impl_(std::make_unique<impl>()) {
+  impl_->max_idle = max_idle;
+}
+http_connections::~http_connections() = default;
+
+std::size_t http_connections::idle() const {
+  const std::lock_guard lock(impl_->m);
+  return impl_->count;
+}
 
 http_engine::http_engine(http_engine_options options) : opt_(std::move(options)) {
   split_endpoint(opt_.endpoint, origin_, path_);
@@ -140,22 +188,36 @@ result<model_finish> http_engine::post(const model_request& request, json body,
                                        const choice_reader& on_choice) {
   for (const auto& [k, v] : opt_.extra.items()) body[k] = v;
 
-  httplib::Client client(origin_);
+  http_connections::impl* pool = opt_.connections ? opt_.connections->impl_.get() : nullptr;
+  std::unique_ptr<httplib::Client> pooled = pool != nullptr ? pool->take(origin_) : nullptr;
+  if (!pooled) pooled = std::make_unique<httplib::Client>(origin_);
+  httplib::Client& client = *pooled;
   if (!client.is_valid()) return engine_error("invalid endpoint " + opt_.endpoint);
+  client.set_keep_alive(pool != nullptr);
   client.set_connection_timeout(opt_.connect_timeout);
   client.set_read_timeout(opt_.read_timeout);
+  // The request goes out as two writes (headers, then the body): with Nagle's algorithm the
+  // second waits for the engine to acknowledge the first, up to its delayed-ACK timer.
+  client.set_tcp_nodelay(true);
 
   model_finish finish;
   finish.reason = engine_stop::eof;  // until the engine gives a finish reason
   bool finished = false, done = false, too_long = false;
+  // When [DONE] came (steady clock ticks), for the watcher: an engine that holds the response
+  // open after it is cut off, as it was when [DONE] ended the read.
+  std::atomic<std::int64_t> done_at{0};
   std::atomic<bool> cancelled{false};  // set by the sink's thread or the watcher
   std::size_t received = 0;            // bytes of the response body
   int status = 0;
   std::string error_body, failure;
   detail::sse_parser sse([&](std::string_view data) {
+    if (done) return false;  // events after [DONE]: the stream is over, whatever follows
     if (data == "[DONE]") {
       done = true;
-      return false;
+      done_at = std::chrono::steady_clock::now().time_since_epoch().count();
+      // With a pool, read on to the response's end, so the connection can be reused (the
+      // watcher cuts off an engine that holds it open); without one, stop here.
+      return pool != nullptr;
     }
     const auto parsed = detail::try_parse_json(data);
     if (!parsed || !parsed->is_object()) {
@@ -211,27 +273,41 @@ result<model_finish> http_engine::post(const model_request& request, json body,
     return sse.feed(std::string_view(data, n));
   };
   // Cancellation is watched apart from the data: an engine may send none for minutes.
-  std::atomic<bool> running{true};
+  // The watcher sleeps on a condition variable, so the request's end wakes it at once (a
+  // plain sleep made every request wait out the rest of the watcher's 20 ms).
+  std::mutex watch_m;
+  std::condition_variable watch_cv;
+  bool running = true;
   std::thread watch;
-  if (request.cancel != nullptr) {
-    if (request.cancel->cancelled()) return finish;  // cancelled before it was sent
+  if (request.cancel != nullptr && request.cancel->cancelled()) return finish;  // not sent
+  if (request.cancel != nullptr || pool != nullptr) {
     watch = std::thread([&] {
       // stop() acts on a request in flight: it is repeated until the request has ended, so
       // a cancellation that comes while the request is being set up is not lost.
-      while (running.load()) {
-        if (request.cancel->cancelled()) {
+      std::unique_lock lock(watch_m);
+      while (running) {
+        if (request.cancel != nullptr && request.cancel->cancelled()) {
           cancelled = true;
           client.stop();
         }
-        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+        if (lingers(done_at.load())) client.stop();
+        watch_cv.wait_for(lock, std::chrono::milliseconds(20));
       }
     });
   }
   httplib::Response res;
   httplib::Error err = httplib::Error::Success;
   const bool sent = client.send(req, res, err);
-  running = false;
+  {
+    const std::lock_guard lock(watch_m);
+    running = false;
+  }
+  watch_cv.notify_all();
   if (watch.joinable()) watch.join();
+  if (pool != nullptr && sent && status == 200 && done && !cancelled.load() && !too_long &&
+      failure.empty()) {
+    pool->give(origin_, std::move(pooled));  // the response ended cleanly: reuse it
+  }
   if (too_long) {
     diagnostic d =
         engine_error("the response from " + origin_ + path_ + " exceeds max_response_bytes (" +

@@ -3,9 +3,12 @@
 // {"replies":[{"text":..., "chunk":8}], "lifetime_s": 60}; a reply may also say "status",
 // "silent", "keep_alive" or "endless": loopback_engine.hpp) on a free loopback port written
 // to PORTFILE; exits once every reply was requested (or after lifetime_s), printing each
-// request body as one JSON line. With TOKENIZER (a tokenizer.json or .tiktoken file), each
-// reply's text is also sampled as IDs (control tokens one ID each) for token-mode requests.
+// request body as one JSON line ("cycle": true serves the replies in turn until lifetime_s,
+// for load tests, and prints only the first 64). With TOKENIZER (a tokenizer.json or .tiktoken
+// file), each reply's text is also sampled as IDs (control tokens one ID each) for token-mode
+// requests.
 #include <chrono>
+#include <cstdint>
 #include <fstream>
 #include <iostream>
 #include <optional>
@@ -50,8 +53,11 @@ int main(int argc, char** argv) {
       replies.back().ids.assign(ids.begin(), ids.end());
     }
   }
-  const std::size_t expected = replies.size();
+  // "cycle": true (load tests) serves the replies in turn until lifetime_s.
+  const bool cycle = script.value("cycle", false);
+  const std::size_t expected = cycle ? SIZE_MAX : replies.size();
   ocml::test::loopback_engine engine(std::move(replies), expected);
+  if (cycle) engine.cycle();
   {
     std::ofstream port(std::string(argv[2]) + ".tmp");
     port << engine.port() << '\n';
@@ -59,12 +65,12 @@ int main(int argc, char** argv) {
   std::rename((std::string(argv[2]) + ".tmp").c_str(), argv[2]);
   const auto until =
       std::chrono::steady_clock::now() + std::chrono::seconds(script.value("lifetime_s", 60));
-  while (engine.requests().size() < expected && std::chrono::steady_clock::now() < until) {
+  while (engine.served() < expected && std::chrono::steady_clock::now() < until) {
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
   // Let the last reply finish ("linger_ms": how long a hostile one may go on).
   std::this_thread::sleep_for(std::chrono::milliseconds(script.value("linger_ms", 300)));
   engine.stop();
   for (const auto& r : engine.requests()) std::cout << r.dump() << '\n';
-  return engine.requests().size() == expected ? 0 : 1;
+  return cycle || engine.requests().size() == expected ? 0 : 1;
 }

@@ -78,6 +78,8 @@ struct loopback_engine::impl {
   std::vector<engine_reply> replies;
   std::size_t max_requests = 0;
   std::atomic<bool> stopping{false};
+  std::atomic<bool> cycling{false};
+  std::atomic<std::size_t> count{0};
   std::atomic<std::size_t> hostile_done{0};
 
   // Serves a hostile reply for up to r.hostile_ms: false as soon as the client is gone.
@@ -128,12 +130,15 @@ struct loopback_engine::impl {
   }
 
   void handle(const httplib::Request& req, httplib::Response& res) {
-    std::size_t n = 0;
     nlohmann::json body = nlohmann::json::parse(req.body, nullptr, false);
+    const std::size_t n = ++count;
     {
       std::lock_guard<std::mutex> lock(mu);
-      requests.push_back(body);
-      n = requests.size();
+      if (!cycling || requests.size() < 64) requests.push_back(body);
+    }
+    if (cycling && !replies.empty() && !body.is_discarded()) {
+      reply(replies[(n - 1) % replies.size()], body, res);
+      return;
     }
     if (n > max_requests || n > replies.size() || body.is_discarded()) {
       res.status = n > max_requests ? 429 : 500;
@@ -142,7 +147,10 @@ struct loopback_engine::impl {
                       "application/json");
       return;
     }
-    const engine_reply& r = replies[n - 1];
+    reply(replies[n - 1], body, res);
+  }
+
+  void reply(const engine_reply& r, const nlohmann::json& body, httplib::Response& res) {
     if (r.silent || r.keep_alive || r.endless) {
       res.status = r.status;
       res.set_chunked_content_provider(
@@ -196,6 +204,7 @@ loopback_engine::loopback_engine(std::vector<engine_reply> replies, std::size_t 
   impl_->max_requests = max_requests;
   impl_->server.set_read_timeout(5, 0);
   impl_->server.set_write_timeout(5, 0);
+  impl_->server.set_tcp_nodelay(true);  // an event a write, as engines stream them
   impl_->server.Post(
       "/v1/completions",
       [this](const httplib::Request& req, httplib::Response& res) { impl_->handle(req, res); });
@@ -217,6 +226,14 @@ int loopback_engine::port() const {
 }
 std::string loopback_engine::url() const {
   return "http://127.0.0.1:" + std::to_string(port());
+}
+
+void loopback_engine::cycle() {
+  impl_->cycling = true;
+}
+
+std::size_t loopback_engine::served() const {
+  return impl_->count.load();
 }
 
 std::size_t loopback_engine::hostile_completed() const {

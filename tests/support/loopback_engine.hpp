@@ -51,6 +51,10 @@ class loopback_engine {
   /// Hostile replies that ran to their end (`hostile_ms`) rather than being cut off by
   /// the client going away.
   [[nodiscard]] std::size_t hostile_completed() const;
+  /// Load tests: the replies are used in turn without end (no 429), and only the first 64
+  /// request bodies are kept (`served()` counts them all).
+  void cycle();
+  [[nodiscard]] std::size_t served() const;
   /// Blocks until the server stops (stop()).
   void wait();
   void stop();

@@ -76,6 +76,10 @@ std::optional<api_error> failure_of(const exchange& ex, const serve::chat_outcom
 
 struct chat_server::impl {
   explicit impl(serve_options options) : o(std::move(options)) {
+    // One engine request per chat request, over connections kept alive between them.
+    if (!o.engine.connections) {
+      o.engine.connections = std::make_shared<http_connections>(o.limits.max_concurrency);
+    }
     served = o.model_name.empty() ? o.format.name() : o.model_name;
     started = static_cast<std::int64_t>(std::time(nullptr));
     std::random_device rd;
@@ -338,6 +342,9 @@ chat_server::chat_server(serve_options options)
   h.set_read_timeout(l.client_timeout.count(), 0);
   h.set_write_timeout(l.client_timeout.count(), 0);
   h.set_keep_alive_max_count(1000);
+  // Each SSE event is a small write: without TCP_NODELAY, Nagle's algorithm holds one back
+  // until the client acknowledges the last, up to its delayed-ACK timer (40 ms on Linux).
+  h.set_tcp_nodelay(true);
   const std::size_t threads = l.max_concurrency + 4;  // a few beyond: health, models, 429s
   h.new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
   impl_->routes();
