@@ -8,6 +8,7 @@
 #include <httplib.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -442,7 +443,6 @@ TEST(Serve, AClientThatLeavesCancelsTheEngineRequest) {
   httplib::Client c("127.0.0.1", s.port);
   std::string got;
   int answer_events = 0;
-  const auto t0 = std::chrono::steady_clock::now();
   httplib::Request req;
   req.method = "POST";
   req.path = "/v1/chat/completions";
@@ -456,17 +456,18 @@ TEST(Serve, AClientThatLeavesCancelsTheEngineRequest) {
   httplib::Response res;
   httplib::Error err = httplib::Error::Success;
   EXPECT_FALSE(c.send(req, res, err));  // the client cancelled
+  // The request's log line comes when its generation has ended: cancelled, short of the
+  // 400 bytes the engine would have sent.
   std::vector<std::string> lines;
-  for (int i = 0; i < 300; ++i) {
+  for (int i = 0; i < 1000 && lines.size() < 2; ++i) {
     lines = s.lines();
-    if (lines.size() >= 2) break;
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
-  const double seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   ASSERT_GE(lines.size(), 2u);
   EXPECT_NE(lines[1].find("finish=cancelled"), std::string::npos) << lines[1];
-  EXPECT_LT(seconds, 3.0) << "the generation ran on after the client left";
+  const auto at = lines[1].find("completion_bytes=");
+  ASSERT_NE(at, std::string::npos) << lines[1];
+  EXPECT_LT(std::stoul(lines[1].substr(at + 17)), 400u) << "the generation ran to its end";
 }
 
 TEST(Serve, ContinueFinalMessageContinuesIt) {
@@ -613,13 +614,13 @@ TEST(Serve, ASlowClientIsDroppedAndOthersAreServed) {
     const std::string head =
         "POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Length: 500\r\n\r\n{\"mess";
     ASSERT_EQ(::send(fd, head.data(), head.size(), 0), static_cast<ssize_t>(head.size()));
+    // The server closes the connection (or answers 400) after client_timeout; a bound of
+    // 20 s on the read keeps a server that never does from hanging the test.
+    timeval bound{.tv_sec = 20, .tv_usec = 0};
+    ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &bound, sizeof bound);
     char buf[512];
-    const auto t0 = std::chrono::steady_clock::now();
-    const ssize_t n = ::recv(fd, buf, sizeof buf, 0);  // the server closes (or answers 400)
-    const double waited =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    EXPECT_LT(waited, 5.0) << "the server waited on a stalled client for " << waited << " s";
-    EXPECT_GE(n, 0);
+    const ssize_t n = ::recv(fd, buf, sizeof buf, 0);
+    EXPECT_GE(n, 0) << "the server kept waiting on a stalled client";
     ::close(fd);
   });
   std::this_thread::sleep_for(std::chrono::milliseconds(100));
