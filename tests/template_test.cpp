@@ -295,6 +295,57 @@ TEST(Template, ConstantsAreSharedSafelyBetweenThreads) {
   }
 }
 
+// The request's objects are read from the parsed document when the template first looks
+// into one, and `tojson` writes one it never looked into straight from the document: both
+// must say what Python's json.loads and Jinja2 say (expected text: Jinja2 3.1 with
+// tests/tools/render_template.py). Identity (`==` of two objects, `is sameas`), a key
+// given twice (its first place, its last value), indent, sort_keys, an object of more keys
+// than the direct writer takes, tool-call arguments parsed, numbers beyond 64 bits.
+TEST(Template, RequestObjectsReadWhenUsedSayWhatJinja2Says) {
+  const std::string request =
+      R"~({"messages": [{"role": "user", "content": "a"}, {"role": "user", "content": "b"}, {"role": "user", "content": "a"}, {"role": "assistant", "content": null, "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "f", "arguments": "{\"a\": [1, 2.5]}"}}]}], "tools": [{"type": "function", "function": {"name": "f", "name": "g", "parameters": {"type": "object", "properties": {"q": {"type": "string", "description": "\u00e9t\u00e9 \"x\"\n"}}, "required": []}}}, {"k00": 0, "k01": 1, "k02": 2, "k03": 3, "k04": 4, "k05": {"x": [1, {"y": null}]}, "k06": 6, "k07": 7, "k08": 8, "k09": 9, "k10": 10, "k11": 11, "k12": 12, "k13": 13, "k14": 14, "k15": 15, "k16": 16, "k17": 17, "k18": 18, "k19": 19}, {"n": [18446744073709551615, 1.5, -3, 1e20, -0.0, true, false, null, [], {}], "e": "\ud83d\ude00"}]})~";
+  auto t = ocml::chat_template::compile(
+      R"~({{ messages[0] == messages[1] }}|{{ messages[0] == messages[2] }}|{{ messages[0] is sameas messages[0] }}|{{ messages[0] is sameas messages[2] }}
+{{ tools[0] | tojson }}
+{{ tools[0] | tojson(indent=2) }}
+{{ tools[1] | tojson }}
+{{ tools[1] | tojson(sort_keys=true) }}
+{{ messages[3].tool_calls[0] | tojson }}|{{ messages[3].tool_calls[0].function.arguments.a }}
+{{ messages[0].content }}{{ messages[0].content }}|{{ messages[0] | length }}|{{ 'role' in messages[0] }}|{% for k in messages[0] %}{{ k }},{% endfor %}|{{ messages[0].items() | list }}
+{{ tools[2] | tojson }}|{{ tools[2] }}
+)~");
+  ASSERT_TRUE(t) << t.error().message;
+  const auto out = ocml::render_template_json(*t, request, {});
+  ASSERT_TRUE(out) << out.error().message;
+  EXPECT_EQ(*out, R"~(False|True|True|False
+{"type": "function", "function": {"name": "g", "parameters": {"type": "object", "properties": {"q": {"type": "string", "description": "été \"x\"\n"}}, "required": []}}}
+{
+  "type": "function",
+  "function": {
+    "name": "g",
+    "parameters": {
+      "type": "object",
+      "properties": {
+        "q": {
+          "type": "string",
+          "description": "été \"x\"\n"
+        }
+      },
+      "required": []
+    }
+  }
+}
+{"k00": 0, "k01": 1, "k02": 2, "k03": 3, "k04": 4, "k05": {"x": [1, {"y": null}]}, "k06": 6, "k07": 7, "k08": 8, "k09": 9, "k10": 10, "k11": 11, "k12": 12, "k13": 13, "k14": 14, "k15": 15, "k16": 16, "k17": 17, "k18": 18, "k19": 19}
+{"k00": 0, "k01": 1, "k02": 2, "k03": 3, "k04": 4, "k05": {"x": [1, {"y": null}]}, "k06": 6, "k07": 7, "k08": 8, "k09": 9, "k10": 10, "k11": 11, "k12": 12, "k13": 13, "k14": 14, "k15": 15, "k16": 16, "k17": 17, "k18": 18, "k19": 19}
+{"id": "c1", "type": "function", "function": {"name": "f", "arguments": {"a": [1, 2.5]}}}|[1, 2.5]
+aa|2|True|role,content,|[('role', 'user'), ('content', 'a')]
+{"n": [18446744073709551615, 1.5, -3, 1e+20, -0.0, true, false, null, [], {}], "e": "😀"}|{'n': [18446744073709551615, 1.5, -3, 1e+20, -0.0, True, False, None, [], {}], 'e': '😀'})~");
+  // Rendered again on the same thread: the document of the first request is gone.
+  const auto again = ocml::render_template_json(*t, request, {});
+  ASSERT_TRUE(again);
+  EXPECT_EQ(*again, *out);
+}
+
 TEST(Template, VariablesOfAnOpenAIRequest) {
   const json req = json::parse(R"({"messages":[{"role":"assistant","tool_calls":[
       {"id":"c","type":"function","function":{"name":"f","arguments":"{\"a\":1}"}},

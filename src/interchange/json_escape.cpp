@@ -62,16 +62,21 @@ constexpr std::size_t kPiece = std::size_t{1} << 15;  // input bytes escaped per
 constexpr std::size_t kWorst = 8;                     // bytes written per input byte at most
 
 #if defined(__SSE2__)
+// One bit per byte of `v` that JSON escapes: a control byte, '"' or '\\'.
+inline unsigned escape_hits(__m128i v) {
+  const __m128i ctrl = _mm_cmpeq_epi8(_mm_min_epu8(v, _mm_set1_epi8(0x1f)), v);  // < 0x20
+  const __m128i hit = _mm_or_si128(ctrl, _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('"')),
+                                                      _mm_cmpeq_epi8(v, _mm_set1_epi8('\\'))));
+  return static_cast<unsigned>(_mm_movemask_epi8(hit));
+}
+
 // Copies 16 bytes from src to dst and escapes the first escape among the first `limit`
 // of them; returns how many input bytes were consumed (16 when none needs escaping).
 inline std::size_t escape_step(const escape_table& table, const char* src, unsigned limit,
                                char*& dst) {
   const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src));
   _mm_storeu_si128(reinterpret_cast<__m128i*>(dst), v);
-  const __m128i ctrl = _mm_cmpeq_epi8(_mm_min_epu8(v, _mm_set1_epi8(0x1f)), v);  // < 0x20
-  const __m128i hit = _mm_or_si128(ctrl, _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('"')),
-                                                      _mm_cmpeq_epi8(v, _mm_set1_epi8('\\'))));
-  auto mask = static_cast<unsigned>(_mm_movemask_epi8(hit));
+  auto mask = escape_hits(v);
   if (limit < 16) mask &= (1u << limit) - 1;
   if (mask == 0) {
     dst += limit;
@@ -84,6 +89,28 @@ inline std::size_t escape_step(const escape_table& table, const char* src, unsig
   dst += e.length;
   return skip + 1;
 }
+
+// Escapes the 16 bytes at src, every escape among them, into dst (src + 32 is readable):
+// each plain run is one unaligned 16-byte copy, each escape one 8-byte store.
+inline void escape_block(const escape_table& table, const char* src, char*& dst) {
+  const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src));
+  auto mask = escape_hits(v);
+  unsigned prev = 0;
+  while (mask != 0) {
+    const auto at = static_cast<unsigned>(__builtin_ctz(mask));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(dst),
+                     _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + prev)));
+    dst += at - prev;
+    const escape_entry& e = table[static_cast<unsigned char>(src[at])];
+    std::memcpy(dst, e.text.data(), 8);
+    dst += e.length;
+    prev = at + 1;
+    mask &= mask - 1;
+  }
+  _mm_storeu_si128(reinterpret_cast<__m128i*>(dst),
+                   _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + prev)));
+  dst += 16 - prev;
+}
 #endif
 
 // Escapes src[0..n) into dst (room for 8n + 32 bytes); returns the bytes written.
@@ -91,6 +118,7 @@ std::size_t escape_piece(const escape_table& table, const char* src, std::size_t
   const char* const end = src + n;
   char* const start = dst;
 #if defined(__SSE2__)
+  for (; end - src >= 32; src += 16) escape_block(table, src, dst);
   while (end - src >= 16) src += escape_step(table, src, 16, dst);
   if (src < end) {  // the tail, through one padded copy (never reading past the input)
     char tail[32];

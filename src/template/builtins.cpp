@@ -109,6 +109,11 @@ bool t_sameas(interpreter&, const value& v, call& a) {
   if (v.is_none() || v.is_bool() || o.is_none() || o.is_bool()) {
     return v.v.index() == o.v.index() && equal(v, o);
   }
+  // A list or dict is itself only (Python's `is`): the same storage, or the same object of
+  // the request.
+  if (v.is_list() || v.is_dict()) {
+    return v.v.index() == o.v.index() && v.tuple == o.tuple && v.v.same(o.v);
+  }
   return equal(v, o) && v.v.index() == o.v.index() && (v.is_int() || v.is_object());
 }
 bool t_lower(interpreter&, const value& v, call&) {

@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
 // chat_template: compile once, render from any thread; the variables of an OpenAI request.
-#include <array>
 #include <ctime>
 #include <new>
 #include <optional>
@@ -8,12 +7,10 @@
 #include "core/read_file.hpp"
 #include "core/utf8.hpp"
 #include "interchange/json_util.hpp"
-#include "interchange/simd_json.hpp"
 #include "ocml/template.hpp"
-#include "template/bigint.hpp"
 #include "template/interpreter.hpp"
 #include "template/lexer.hpp"
-#include "template/python_json.hpp"
+#include "template/request_values.hpp"
 
 namespace ocml {
 
@@ -174,163 +171,6 @@ result<std::string> run(const tmpl::program& p, const tmpl::frame& globals,
   return out;
 }
 
-// ---- a request as template values, read as Python's json.loads reads it -----------------
-
-// Where a JSON object stands in a request: the tool calls of its messages get their
-// arguments parsed as they are built (transformers' callers do it before rendering).
-enum class place : unsigned char { other, request, messages, message, tool_calls, call, function };
-
-tmpl::value from_element(simdjson::dom::element e, place at = place::other);
-std::optional<tmpl::value> loads(std::string_view text, bool nested);
-
-// A dict key's value: the short keys every request repeats ("role", "content", "type"…)
-// share a string, kept in a small direct-mapped table per thread, rather than each
-// allocating its own.
-tmpl::value key_value(std::string_view k) {
-  constexpr std::size_t kMaxKey = 24;
-  constexpr std::size_t kSlots = 256;
-  if (k.empty() || k.size() > kMaxKey) return tmpl::value(k);
-  thread_local std::array<tmpl::str_ptr, kSlots> slots;
-  const auto c = [&k](std::size_t i) {
-    return static_cast<std::size_t>(static_cast<unsigned char>(k[i]));
-  };
-  tmpl::str_ptr& slot =
-      slots[(k.size() * 31 + c(0) * 7 + c(k.size() / 2) * 13 + c(k.size() - 1) * 131) % kSlots];
-  if (slot == nullptr || slot->size() != k.size() ||
-      std::char_traits<char>::compare(slot->data(), k.data(), k.size()) != 0) {
-    slot = tmpl::make_rc<std::string>(k);  // (non-const: see value_data::sole)
-  }
-  tmpl::value x;
-  x.v = slot;
-  return x;
-}
-
-// A tool call's (or its function's) `arguments` parsed when they are JSON text; kept as
-// the string they are otherwise.
-void parse_arguments(tmpl::dict& d) {
-  const tmpl::value* args = d.find("arguments");
-  if (args == nullptr || !args->is_string()) return;
-  std::optional<tmpl::value> parsed;
-  try {
-    parsed = loads(args->str(), true);
-  } catch (const tmpl::template_error&) {  // json.loads's ValueError (4300 digits): kept too
-  }
-  if (parsed) d.set(key_value("arguments"), std::move(*parsed));
-}
-
-tmpl::value from_object(simdjson::dom::object o, place at) {
-  auto d = tmpl::make_rc<tmpl::dict>();
-  d->entries.reserve(o.size());
-  for (const auto field : o) {
-    const std::string_view k = field.key;
-    place inner = place::other;
-    if (at == place::request && k == "messages") inner = place::messages;
-    if (at == place::message && k == "tool_calls") inner = place::tool_calls;
-    if (at == place::call && k == "function") inner = place::function;
-    d->set(key_value(k), from_element(field.value, inner));  // a repeated key: the last wins
-  }
-  // `tc.get("function", tc)`: a call's function holds the arguments, or the call itself.
-  if (at == place::function || (at == place::call && d->find("function") == nullptr)) {
-    parse_arguments(*d);
-  }
-  return tmpl::value(tmpl::dict_ptr(std::move(d)));
-}
-
-tmpl::value from_element(simdjson::dom::element e, place at) {
-  switch (e.type()) {
-    case simdjson::dom::element_type::ARRAY: {
-      // The items of the request's messages are messages; of a message's tool_calls, calls.
-      const place item = at == place::messages     ? place::message
-                         : at == place::tool_calls ? place::call
-                                                   : place::other;
-      tmpl::list l;
-      // (A named array: a range-for over value_unsafe() of a temporary would dangle.)
-      const simdjson::dom::array a = e.get_array().value_unsafe();
-      l.reserve(a.size());
-      for (const auto x : a) l.push_back(from_element(x, item));
-      return tmpl::value(std::move(l));
-    }
-    case simdjson::dom::element_type::OBJECT:
-      // `messages` as an object, or a message's `tool_calls` as one, is nothing special.
-      return from_object(e.get_object().value_unsafe(),
-                         at == place::messages || at == place::tool_calls ? place::other : at);
-    case simdjson::dom::element_type::INT64:
-      return tmpl::value(static_cast<std::int64_t>(e.get_int64().value_unsafe()));
-    case simdjson::dom::element_type::UINT64:
-      return tmpl::int_from_text(std::to_string(e.get_uint64().value_unsafe()));
-    case simdjson::dom::element_type::DOUBLE:
-      return tmpl::value(e.get_double().value_unsafe());
-    case simdjson::dom::element_type::STRING:
-      return tmpl::value(e.get_string().value_unsafe());
-    case simdjson::dom::element_type::BOOL:
-      return tmpl::value(e.get_bool().value_unsafe());
-    default:
-      return tmpl::value(tmpl::none_t{});
-  }
-}
-
-// JSON text as json.loads reads it: simdjson when it takes the text (its 1024-level depth
-// bound holds for from_element's recursion), else the Python reader (NaN, Infinity,
-// integers beyond 64 bits). nullopt: not JSON to Python either. `nested`: text inside the
-// request (tool-call arguments), read with the second thread parser.
-std::optional<tmpl::value> loads(std::string_view text, bool nested) {
-  simdjson::dom::element doc;
-  const auto parsed = nested ? detail::parse_nested(text) : detail::parse_document(text);
-  if (parsed.get(doc) == simdjson::SUCCESS) return from_element(doc);
-  return tmpl::python_json_loads(text, default_max_json_depth);
-}
-
-// For the Python reader's request: a tool call with its function's arguments (or, without a
-// function, its own) parsed, as transformers' callers do it (`tc.get("function", tc)`).
-tmpl::value with_parsed_arguments(const tmpl::value& call) {
-  if (!call.is_dict()) return call;
-  auto d = tmpl::make_rc<tmpl::dict>(call.map());
-  const tmpl::value* fn = d->find("function");
-  if (fn == nullptr) {
-    parse_arguments(*d);
-  } else if (fn->is_dict()) {
-    auto f = tmpl::make_rc<tmpl::dict>(fn->map());
-    parse_arguments(*f);
-    d->set(key_value("function"), tmpl::value(tmpl::dict_ptr(std::move(f))));
-  }
-  return tmpl::value(tmpl::dict_ptr(std::move(d)));
-}
-
-// The messages, with each tool call's arguments parsed.
-tmpl::value messages_of(const tmpl::value& messages) {
-  tmpl::list out;
-  out.reserve(messages.items().size());
-  for (const auto& m : messages.items()) {
-    const tmpl::value* calls = m.is_dict() ? m.map().find("tool_calls") : nullptr;
-    if (calls == nullptr || !calls->is_list()) {
-      out.push_back(m);
-      continue;
-    }
-    tmpl::list parsed;
-    for (const auto& c : calls->items()) parsed.push_back(with_parsed_arguments(c));
-    auto d = tmpl::make_rc<tmpl::dict>(m.map());
-    d->set(tmpl::value("tool_calls"), tmpl::value(std::move(parsed)));
-    out.push_back(tmpl::value(tmpl::dict_ptr(std::move(d))));
-  }
-  return tmpl::value(std::move(out));
-}
-
-// The request's values, each tool call's arguments parsed: built so by from_element, or by
-// the Python reader (NaN, Infinity, integers beyond 64 bits) and then rebuilt.
-std::optional<tmpl::value> read_request(std::string_view text) {
-  simdjson::dom::element doc;
-  if (detail::parse_document(text).get(doc) == simdjson::SUCCESS) {
-    return from_element(doc, place::request);
-  }
-  std::optional<tmpl::value> v = tmpl::python_json_loads(text, default_max_json_depth);
-  if (!v || !v->is_dict()) return v;
-  const tmpl::value* msgs = v->map().find("messages");
-  if (msgs == nullptr || !msgs->is_list()) return v;
-  auto d = tmpl::make_rc<tmpl::dict>(v->map());
-  d->set(tmpl::value("messages"), messages_of(*msgs));
-  return tmpl::value(tmpl::dict_ptr(std::move(d)));
-}
-
 // A request ready to render: the template's variables in transformers' order (a later one
 // replaces an earlier one), whether it asks to continue its final message, and that
 // message's content.
@@ -345,7 +185,7 @@ result<prepared> prepare(std::string_view json_text, const template_json_options
                          const json& special) {
   std::optional<tmpl::value> request;
   try {
-    request = read_request(json_text);
+    request = tmpl::read_request(json_text);
   } catch (const tmpl::template_error& e) {  // an integer beyond Python's 4300 digits
     return from(e);
   }
@@ -448,6 +288,7 @@ result<json> template_variables(const json& request, const template_json_options
 result<std::string> render_template_json(const chat_template& t, std::string_view json_text,
                                          const template_json_options& options) {
   if (!t.prog_) return make_error(error_code::internal, "render of an empty chat_template");
+  const tmpl::request_scope scope;  // (outlives the request's values)
   auto p = prepare(json_text, options, json::object());
   if (!p) return p.error();
   auto out = run(*t.prog_, p->globals, options.render);
@@ -580,6 +421,7 @@ std::string model_template::names() const {
 
 result<std::string> model_template::render_json(std::string_view json_text,
                                                 const template_json_options& options) const {
+  const tmpl::request_scope scope;  // (outlives the request's values)
   auto p = prepare(json_text, options, special_);
   if (!p) return p.error();
   const chat_template* t = find(p->has_tools);

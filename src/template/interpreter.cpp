@@ -16,8 +16,7 @@ namespace {
 // k == name, the first bytes compared inline: most names of a scope differ in their size
 // or first byte, and a call of memcmp for each cost more than the rest of the lookup.
 inline bool same_name(const std::string& k, std::string_view name) {
-  return k.size() == name.size() && (name.empty() || k[0] == name[0]) &&
-         std::char_traits<char>::compare(k.data(), name.data(), name.size()) == 0;
+  return k.size() == name.size() && same_bytes(k.data(), name.data(), name.size());
 }
 
 }  // namespace
@@ -142,6 +141,11 @@ void check_defined(const value& x) {
   const undefined_info* u = x.v.undef();
   if (u == nullptr) fail(error_code::template_undefined, "value is undefined");
   if (!u->hint.empty()) fail(error_code::template_undefined, u->hint);
+  if (!u->owner.empty()) {
+    fail(error_code::template_undefined,
+         "'" + (u->owner == "None" ? std::string("None") : std::string(u->owner) + " object") +
+             "' has no attribute '" + u->attr + "'");
+  }
   fail(error_code::template_undefined,
        u->name.empty() ? "value is undefined" : "'" + u->name + "' is undefined");
 }
@@ -154,8 +158,7 @@ std::string type_repr(const value& obj) {
 }
 
 value undefined_attr(const value& obj, std::string_view name) {
-  return value::undefined_hint("'" + type_repr(obj) + "' has no attribute '" + std::string(name) +
-                               "'");
+  return value::undefined_attr(obj.is_none() ? std::string_view("None") : type_name(obj), name);
 }
 
 // Python's index for `i` in a sequence of `n` (negative from the end); false when out.
@@ -206,9 +209,8 @@ value get_item(const value& obj, const value& key) {
     return obj.obj()->attr(key.str());
   }
   if (key.is_string() && !obj.is_dict()) return get_attr(obj, key.str());
-  return value::undefined_hint(key.is_string()
-                                   ? "'" + type_repr(obj) + "' has no attribute '" + key.str() + "'"
-                                   : type_repr(obj) + " has no element " + to_str(key));
+  if (key.is_string()) return undefined_attr(obj, key.str());
+  return value::undefined_hint(type_repr(obj) + " has no element " + to_str(key));
 }
 
 value call_value(interpreter& in, const value& fn, call_args& args) {

@@ -52,13 +52,8 @@ std::size_t dict::slot(std::string_view key) const {
   }
   for (std::size_t i = 0; i < entries.size(); ++i) {
     if (!entries[i].first.is_string()) continue;
-    // The size and first byte inline: most keys of a dict differ there, and a call of
-    // memcmp for each cost more than the rest of the lookup.
     const std::string& k = entries[i].first.str();
-    if (k.size() == key.size() && (key.empty() || k[0] == key[0]) &&
-        std::char_traits<char>::compare(k.data(), key.data(), key.size()) == 0) {
-      return i;
-    }
+    if (k.size() == key.size() && same_bytes(k.data(), key.data(), key.size())) return i;
   }
   return kNone;
 }
@@ -249,7 +244,7 @@ bool equal(const value& x, const value& y) {
       // Identity first, as Python's list and dict comparison: the same list is equal to
       // itself (NaN items included) without a walk, so a list that shares itself at every
       // level compares in time linear in its text, not exponential.
-      if (x.v.raw() == y.v.raw() && x.tuple == y.tuple) return true;
+      if (x.v.same(y.v) && x.tuple == y.tuple) return true;
       const auto& a = x.items();
       const auto& b = y.items();
       if (a.size() != b.size() || x.tuple != y.tuple) return false;  // (1,) != [1]
@@ -259,7 +254,7 @@ bool equal(const value& x, const value& y) {
       return true;
     }
     case 7: {
-      if (x.v.raw() == y.v.raw()) return true;
+      if (x.v.same(y.v)) return true;
       const auto& a = x.map().entries;
       const auto& b = y.map();
       if (a.size() != b.entries.size()) return false;
@@ -362,12 +357,12 @@ void repr_string(std::string_view s, std::string& out) {
   out.push_back(q);
 }
 
+}  // namespace
+
 void append_int(std::int64_t i, std::string& out) {
   char buf[24];
   out.append(buf, std::to_chars(buf, buf + sizeof buf, i).ptr);
 }
-
-}  // namespace
 
 void append_repr(const value& x, std::string& out) {
   switch (x.v.index()) {
@@ -445,9 +440,7 @@ std::string to_str(const value& x) {
   return s;
 }
 
-namespace {
-
-void newline_indent(const dumps_options& o, std::size_t level, std::string& out) {
+void dumps_newline(const dumps_options& o, std::size_t level, std::string& out) {
   out.push_back('\n');
   for (std::size_t i = 0; i < level; ++i) {
     if (o.has_indent_text) {
@@ -460,7 +453,7 @@ void newline_indent(const dumps_options& o, std::size_t level, std::string& out)
 
 // A JSON string as json.dumps writes it; with ensure_ascii every character outside
 // ' '..'~' as \uXXXX (a surrogate pair above U+FFFF).
-void json_string(std::string_view s, bool ensure_ascii, std::string& out) {
+void dumps_string(std::string_view s, bool ensure_ascii, std::string& out) {
   if (!ensure_ascii) {
     detail::python_json_string(s, out);
     return;
@@ -509,6 +502,8 @@ void json_string(std::string_view s, bool ensure_ascii, std::string& out) {
   out.push_back('"');
 }
 
+namespace {
+
 void dumps_at(const value& x, const dumps_options& o, std::size_t level, std::string& out) {
   const bool pretty = o.indent >= 0 || o.has_indent_text;
   switch (x.v.index()) {
@@ -525,7 +520,7 @@ void dumps_at(const value& x, const dumps_options& o, std::size_t level, std::st
       out += detail::python_float_repr(x.v.d());
       return;
     case 5:
-      json_string(x.str(), o.ensure_ascii, out);
+      dumps_string(x.str(), o.ensure_ascii, out);
       return;
     case 6: {
       const auto& l = x.items();
@@ -536,31 +531,36 @@ void dumps_at(const value& x, const dumps_options& o, std::size_t level, std::st
       out.push_back('[');
       for (std::size_t i = 0; i < l.size(); ++i) {
         if (i > 0) out += o.item_sep;
-        if (pretty) newline_indent(o, level + 1, out);
+        if (pretty) dumps_newline(o, level + 1, out);
         dumps_at(l[i], o, level + 1, out);
       }
-      if (pretty) newline_indent(o, level, out);
+      if (pretty) dumps_newline(o, level, out);
       out.push_back(']');
       return;
     }
     case 7: {
-      std::vector<const std::pair<value, value>*> es;
-      for (const auto& e : x.map().entries) es.push_back(&e);
-      if (es.empty()) {
+      // A request's object not built yet is written from its JSON where it can be.
+      if (x.v.view() && dumps_json_object(x, o, level, out)) return;
+      const auto& entries = x.map().entries;
+      if (entries.empty()) {
         out += "{}";
         return;
       }
+      // The entries in order, or sorted by key (pointers to them: only when sorting).
+      std::vector<const std::pair<value, value>*> sorted;
       if (o.sort_keys) {
-        std::stable_sort(es.begin(), es.end(),
+        for (const auto& e : entries) sorted.push_back(&e);
+        std::stable_sort(sorted.begin(), sorted.end(),
                          [](const auto* a, const auto* b) { return less(a->first, b->first); });
       }
       out.push_back('{');
-      for (std::size_t i = 0; i < es.size(); ++i) {
+      for (std::size_t i = 0; i < entries.size(); ++i) {
+        const auto& e = o.sort_keys ? *sorted[i] : entries[i];
         if (i > 0) out += o.item_sep;
-        if (pretty) newline_indent(o, level + 1, out);
-        const value& k = es[i]->first;
+        if (pretty) dumps_newline(o, level + 1, out);
+        const value& k = e.first;
         if (k.is_string()) {
-          json_string(k.str(), o.ensure_ascii, out);
+          dumps_string(k.str(), o.ensure_ascii, out);
         } else if (k.is_bool() || k.is_none()) {
           out.push_back('"');
           dumps_at(k, o, level, out);
@@ -574,9 +574,9 @@ void dumps_at(const value& x, const dumps_options& o, std::size_t level, std::st
                      std::string(type_name(k)));
         }
         out += o.key_sep;
-        dumps_at(es[i]->second, o, level + 1, out);
+        dumps_at(e.second, o, level + 1, out);
       }
-      if (pretty) newline_indent(o, level, out);
+      if (pretty) dumps_newline(o, level, out);
       out.push_back('}');
       return;
     }

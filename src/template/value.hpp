@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -56,6 +57,11 @@ using str_ptr = rc<const std::string>;
 struct undefined_info {
   std::string name;
   std::string hint;
+  /// Or a missing attribute, its hint written only if it is used (templates test for
+  /// attributes far more often than they fail on one): "'OWNER object' has no attribute
+  /// 'ATTR'" ("'None' has…" for None). `owner` is a type name: static text.
+  std::string_view owner;
+  std::string attr;
 };
 /// Jinja2's Undefined. One pointer, so that a value stays small (copied on every
 /// evaluation); null when it remembers nothing.
@@ -63,6 +69,11 @@ struct undefined_t {
   rc<const undefined_info> info;
 };
 struct none_t {};
+
+class value_data;
+/// The dict a request's JSON object stands for, built the first time it is read and kept
+/// for the rest of the render (template/request_values.cpp).
+[[nodiscard]] const dict& view_map(const value_data& v);
 
 /// What a value holds: its type (index(): 0 Undefined, 1 None, 2 bool, 3 int, 4 float,
 /// 5 str, 6 list, 7 dict, 8 object), a scalar, and one shared pointer owning the string,
@@ -81,6 +92,16 @@ class value_data {
   value_data(list_ptr p) : p_(std::move(p)), tag_(6) {}    // NOLINT(google-explicit-constructor)
   value_data(dict_ptr p) : p_(std::move(p)), tag_(7) {}    // NOLINT(google-explicit-constructor)
   value_data(object_ptr p) : p_(std::move(p)), tag_(8) {}  // NOLINT(google-explicit-constructor)
+  /// A dict not built yet: the JSON object at `where` of the request document `doc`
+  /// (template/request_values.hpp), which outlives the render. Not counted.
+  [[nodiscard]] static value_data json_object(const void* doc, std::uint64_t where) {
+    value_data x;
+    x.p_ = rc<const void>(rc<const void>(), doc);
+    x.s_.i = static_cast<std::int64_t>(where);
+    x.tag_ = 7;
+    x.view_ = true;
+    return x;
+  }
 
   [[nodiscard]] std::size_t index() const noexcept { return tag_; }
   [[nodiscard]] bool b() const noexcept { return s_.b; }
@@ -90,7 +111,16 @@ class value_data {
   [[nodiscard]] const void* raw() const noexcept { return p_.get(); }
   [[nodiscard]] const std::string& str() const { return *static_cast<const std::string*>(raw()); }
   [[nodiscard]] const list& lst() const { return *static_cast<const list*>(raw()); }
-  [[nodiscard]] const dict& map() const { return *static_cast<const dict*>(raw()); }
+  [[nodiscard]] const dict& map() const {
+    return view_ ? view_map(*this) : *static_cast<const dict*>(raw());
+  }
+  /// A dict of the request not built yet (json_object), and where it stands.
+  [[nodiscard]] bool view() const noexcept { return view_; }
+  [[nodiscard]] std::uint64_t where() const noexcept { return static_cast<std::uint64_t>(s_.i); }
+  /// The same list, dict or object: the same storage (for a view, the same JSON object).
+  [[nodiscard]] bool same(const value_data& o) const noexcept {
+    return p_.get() == o.p_.get() && (!view_ || s_.i == o.s_.i);
+  }
   [[nodiscard]] object* obj() const {
     return const_cast<object*>(static_cast<const object*>(raw()));  // NOLINT
   }
@@ -117,6 +147,7 @@ class value_data {
     double d;
   } s_{};
   std::uint8_t tag_ = 0;
+  bool view_ = false;
 };
 
 /// One value. Strings are UTF-8; their Python length and indices count code points.
@@ -152,15 +183,32 @@ struct value {
     value x;
     if (!name.empty()) {
       x.v = undefined_t{
-          make_rc<const undefined_info>(undefined_info{std::move(name), std::string()})};
+          make_rc<const undefined_info>(undefined_info{std::move(name), std::string(), {}, {}})};
     }
+    return x;
+  }
+  /// The request's JSON object at `where` of `doc`, read when used (value_data::json_object);
+  /// `levels`: how deep it may nest at most.
+  [[nodiscard]] static value json_object(const void* doc, std::uint64_t where,
+                                         std::uint32_t levels) {
+    value x;
+    x.v = value_data::json_object(doc, where);
+    x.depth = levels;
+    return x;
+  }
+  /// The undefined of a missing attribute `attr` of a value of type `owner` (static text,
+  /// "None" for None): Jinja2's hint "'OWNER object' has no attribute 'ATTR'".
+  static value undefined_attr(std::string_view owner, std::string_view attr) {
+    value x;
+    x.v = undefined_t{make_rc<const undefined_info>(
+        undefined_info{std::string(), std::string(), owner, std::string(attr)})};
     return x;
   }
   /// An undefined whose use raises `hint` as it is (Jinja2's undefined hint).
   static value undefined_hint(std::string hint) {
     value x;
-    x.v =
-        undefined_t{make_rc<const undefined_info>(undefined_info{std::string(), std::move(hint)})};
+    x.v = undefined_t{
+        make_rc<const undefined_info>(undefined_info{std::string(), std::move(hint), {}, {}})};
     return x;
   }
 
@@ -192,6 +240,31 @@ struct value {
   // Sets `depth` from the items (E-LIMIT-EXCEEDED beyond kMaxValueDepth).
   void measure();
 };
+
+/// Whether the `n` bytes at `a` and `b` are the same: inline fixed-size loads for the short
+/// names and keys templates compare all the time (a call of memcmp cost more than the rest
+/// of a lookup), memcmp beyond 16 bytes.
+[[nodiscard]] inline bool same_bytes(const char* a, const char* b, std::size_t n) noexcept {
+  const auto load = [](const char* p, auto word) {
+    std::memcpy(&word, p, sizeof word);
+    return word;
+  };
+  if (n >= 8 && n <= 16) {
+    return ((load(a, std::uint64_t{}) ^ load(b, std::uint64_t{})) |
+            (load(a + n - 8, std::uint64_t{}) ^ load(b + n - 8, std::uint64_t{}))) == 0;
+  }
+  if (n >= 4 && n < 8) {
+    return ((load(a, std::uint32_t{}) ^ load(b, std::uint32_t{})) |
+            (load(a + n - 4, std::uint32_t{}) ^ load(b + n - 4, std::uint32_t{}))) == 0;
+  }
+  if (n < 4) {
+    for (std::size_t i = 0; i < n; ++i) {
+      if (a[i] != b[i]) return false;
+    }
+    return true;
+  }
+  return std::memcmp(a, b, n) == 0;
+}
 
 /// How deep values may nest. Printing, comparing, serializing and freeing a value recurse
 /// once per level, and a template can nest without end (`{% set ns.x = [ns.x] %}` in a
@@ -326,6 +399,15 @@ struct dumps_options {
   bool ensure_ascii = false;  ///< non-ASCII as \uXXXX escapes
 };
 void dumps(const value& x, const dumps_options& o, std::string& out);
+/// dumps's pieces: a new line and `level` indents; a string literal; an int.
+void dumps_newline(const dumps_options& o, std::size_t level, std::string& out);
+void dumps_string(std::string_view s, bool ensure_ascii, std::string& out);
+void append_int(std::int64_t i, std::string& out);
+/// dumps of a request's object not built yet (value_data::json_object), at indent `level`,
+/// written straight from its JSON; false, with nothing written, where only the built dict
+/// can say it (a key twice, its tool calls' arguments parsed, sort_keys).
+[[nodiscard]] bool dumps_json_object(const value& x, const dumps_options& o, std::size_t level,
+                                     std::string& out);
 
 /// int(d) as Python computes it for a float that fits (TypeError for inf and nan; a value
 /// beyond 64 bits is clamped: Python's integers have no bound, ocml's do).
