@@ -562,13 +562,22 @@ TEST(Serve, PlaygroundApiIsTheCliAndNamesNoFile) {
   ASSERT_TRUE(p);
   const json parsed_page = json::parse(p->body);
   EXPECT_EQ(parsed_page["messages"][0], parsed(ocml::dialect::qwen3, out, "", nullptr));
-  // Every event has a span, and the spans with bytes cover the output.
+  // The runs tile the output, neighbours differ in kind, and the think block is reasoning.
   std::size_t covered = 0;
-  for (const auto& e : parsed_page["events"]) {
-    ASSERT_TRUE(e.contains("span")) << e.dump();
-    covered += e["span"][1].get<std::size_t>() - e["span"][0].get<std::size_t>();
+  std::string last;
+  bool reasoning = false;
+  for (const auto& run : parsed_page["spans"]) {
+    ASSERT_EQ(run[0].get<std::size_t>(), covered) << run.dump();
+    covered = run[1].get<std::size_t>();
+    EXPECT_NE(run[2].get<std::string>(), last) << "neighbours of one kind are one run";
+    last = run[2].get<std::string>();
+    const auto from = run[0].get<std::size_t>();
+    const std::string bytes = out.substr(from, covered - from);
+    if (last == "reasoning" && bytes.find("hm") != std::string::npos) reasoning = true;
   }
   EXPECT_EQ(covered, out.size());
+  EXPECT_TRUE(reasoning) << parsed_page["spans"].dump();
+  EXPECT_FALSE(parsed_page["spans_cut"].get<bool>());
   // A page can name a dialect or the served format, never a path on the server.
   for (const char* name : {"model:/etc", "model:/tmp", "nonsense"}) {
     auto bad = s.post("/ocml/render", json{{"format", name}, {"request", req}}.dump());

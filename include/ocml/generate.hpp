@@ -11,6 +11,7 @@
 //   // g.finish == ocml::finish_reason::stop, g.messages[0].content == "Hi"
 #pragma once
 
+#include <algorithm>
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
@@ -155,6 +156,15 @@ struct generate_options {
   /// the dialect's and watched in the stream too. The completion ends before the first one
   /// found, which is left out of the text (as OpenAI leaves it out), with finish `stop`.
   std::vector<std::string> stop;
+
+  /// Whether the engine stopped on one of the caller's stop strings (`engine_finish`'s
+  /// stop_sequence, empty when it names none):
+  ///
+  ///   ocml::generate_options o{.stop = {"\n\n"}};
+  ///   bool mine = o.callers_stop("\n\n");  // true
+  [[nodiscard]] bool callers_stop(std::string_view sequence) const {
+    return !sequence.empty() && std::find(stop.begin(), stop.end(), sequence) != stop.end();
+  }
 };
 
 /// The outcome of a generation.

@@ -290,8 +290,7 @@ void run::end_round(const result<model_finish>& r, generation& g) {
     truncated_ = true;
     return;
   }
-  if (!r->stop_sequence.empty() &&
-      std::find(o_.stop.begin(), o_.stop.end(), r->stop_sequence) != o_.stop.end()) {
+  if (o_.callers_stop(r->stop_sequence)) {
     user_stop_ = true;  // the caller's stop: left out, as the engine left it out
     return;
   }

@@ -107,9 +107,7 @@ format_generation run_format(engine& engine, const response_template& response,
   oo.call_id_seed = options.call_id_seed;  // ids as parse gives them with the same seed
   auto conv = response_to_conversation(g.message, oo);
   if (conv) g.messages = std::move(conv->messages);
-  const bool user_stop =
-      fin && !fin->stop_sequence.empty() &&
-      std::find(options.stop.begin(), options.stop.end(), fin->stop_sequence) != options.stop.end();
+  const bool user_stop = fin && options.callers_stop(fin->stop_sequence);
   if (g.finish == finish_reason::none)
     g.finish = user_stop ? finish_reason::stop : proj.natural_finish();
   return g;

@@ -14,7 +14,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import OpenAI from 'openai';
-import { startServe } from './support.mjs';
+import { meaningOf, startServe } from './support.mjs';
 
 const [build, fakeEngine, caseFile, referenceModules] = process.argv.slice(2);
 const here = path.dirname(new URL(import.meta.url).pathname);
@@ -40,14 +40,7 @@ function check(ok, what, detail = '') {
 
 // What a message says, ids aside: content and reasoning (empty as null), calls by name with
 // their arguments as JSON values.
-function meaning(m) {
-  const text = (v) => (v === undefined || v === null || v === '' ? null : v);
-  return JSON.stringify({
-    content: text(m.content),
-    reasoning: text(m.reasoning_content),
-    calls: (m.tool_calls ?? []).map((c) => [c.function.name, JSON.parse(c.function.arguments)]),
-  });
-}
+const meaning = (m) => JSON.stringify(meaningOf(m));
 
 function parseLikeTheCli(text) {
   const out = execFileSync(

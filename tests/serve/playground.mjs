@@ -11,7 +11,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { chromium } from 'playwright-core';
-import { startServe } from './support.mjs';
+import { meaningOf, startServe } from './support.mjs';
 
 const [build, tiktoken] = process.argv.slice(2);
 const browserPath = process.env.OCML_CHROMIUM ?? '/usr/bin/chromium';
@@ -44,10 +44,7 @@ function cli(args, input) {
   const r = spawnSync(ocml, args, { input });
   return { out: r.stdout.toString(), err: r.stderr.toString(), status: r.status };
 }
-const meaning = (j) => JSON.stringify(j.messages.map((m) => ({
-  content: m.content ?? null, reasoning: m.reasoning_content ?? null,
-  calls: (m.tool_calls ?? []).map((c) => [c.function.name, JSON.parse(c.function.arguments)]),
-})));
+const meaning = (j) => JSON.stringify(j.messages.map(meaningOf));
 
 const { server, port } = await startServe(build, ['--engine', 'http://127.0.0.1:9', '-d', 'harmony',
   '--tokenizer', tiktoken, '--encoding', 'o200k_harmony']);

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// What the Node tests of `ocml serve` share: starting ocml-serve on a free port.
+// What the Node tests of `ocml serve` share: starting ocml-serve on a free port, and what a
+// message says.
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 
@@ -19,4 +20,15 @@ export async function startServe(build, args) {
     server.on('exit', (code) => reject(new Error(`ocml-serve exited (${code}): ${log}`)));
   });
   return { server, port };
+}
+
+// What an OpenAI message says, to compare two of them: its content and reasoning (empty as
+// none) and each call's name and parsed arguments.
+export function meaningOf(m) {
+  const text = (v) => (v === undefined || v === null || v === '' ? null : v);
+  return {
+    content: text(m.content),
+    reasoning: text(m.reasoning_content),
+    calls: (m.tool_calls ?? []).map((c) => [c.function.name, JSON.parse(c.function.arguments)]),
+  };
 }

@@ -64,13 +64,18 @@ function highlight(el, text, control) {
   flush();
 }
 
-function showDiagnostics(list) {
+function showDiagnostics(list, more = 0) {
   const ul = $('diagnostics');
   ul.textContent = '';
   for (const d of list) {
     const li = document.createElement('li');
     li.className = d.severity;
     li.textContent = `${d.code} ${d.line}:${d.column} (byte ${d.offset}) ${d.message}`;
+    ul.appendChild(li);
+  }
+  if (more > 0) {
+    const li = document.createElement('li');
+    li.textContent = `… and ${more} more (the CLI lists them all: ocml validate)`;
     ul.appendChild(li);
   }
 }
@@ -119,20 +124,11 @@ async function render() {
   showSource();
 }
 
-// The completion with each event's span coloured by what it became.
-function showSpans(text, events) {
+// The completion coloured by what each run of bytes became ([from, to, kind] in bytes,
+// from the server; past the last run, or past a cut list, the text is plain).
+function showSpans(text, spans) {
   const el = $('spans');
   el.textContent = '';
-  const kinds = new Array(text.length).fill('');
-  const kindOf = (e) => {
-    const k = e.event ?? e.type;
-    const field = e.field ?? '';
-    if (k === 'reasoning' || field === 'thinking' || field === 'reasoning_content') return 'reasoning';
-    if (k === 'tool_call' || field === 'tool_calls') return 'call';
-    if (k === 'content' || field === 'content') return 'content';
-    if (k === 'structure') return 'structure';
-    return '';
-  };
   const bytes = new TextEncoder().encode(text);
   const offsets = [];  // byte offset -> UTF-16 index
   for (let i = 0, b = 0; i < text.length; i++) {
@@ -143,22 +139,21 @@ function showSpans(text, events) {
     if (cp >= 0x10000) i++;
   }
   offsets[bytes.length] = text.length;
-  for (const e of events) {
-    const k = kindOf(e);
-    if (!k || !e.span || e.span[0] === e.span[1]) continue;
-    const from = offsets[e.span[0]] ?? text.length, to = offsets[e.span[1]] ?? text.length;
-    for (let i = from; i < to; i++) if (!kinds[i] || k !== 'structure') kinds[i] = k;
-  }
-  let i = 0;
-  while (i < text.length) {
-    let j = i;
-    while (j < text.length && kinds[j] === kinds[i]) j++;
+  const piece = (from, to, kind) => {
+    if (from >= to) return;
     const s = document.createElement('span');
-    if (kinds[i]) s.className = `k-${kinds[i]}`;
-    s.textContent = text.slice(i, j);
+    if (kind) s.className = `k-${kind}`;
+    s.textContent = text.slice(from, to);
     el.appendChild(s);
-    i = j;
+  };
+  let at = 0;
+  for (const [b0, b1, kind] of spans) {
+    const from = offsets[b0] ?? text.length, to = offsets[b1] ?? text.length;
+    piece(at, from, '');
+    piece(Math.max(at, from), to, kind);
+    at = Math.max(at, to);
   }
+  piece(at, text.length, '');
 }
 
 function showView() {
@@ -190,9 +185,9 @@ async function parse() {
   message.textContent = JSON.stringify({ messages: r.body.messages }, null, 2);
   message.dataset.format = r.body.format;
   message.dataset.state = 'ready';
-  showSpans(text, r.body.events);
+  showSpans(text, r.body.spans);
   showView();
-  showDiagnostics(r.body.diagnostics);
+  showDiagnostics(r.body.diagnostics, r.body.diagnostics_more);
 }
 
 async function start() {

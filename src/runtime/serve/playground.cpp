@@ -17,11 +17,18 @@ namespace ocml::serve {
 
 namespace {
 
-constexpr std::size_t kMaxEvents = 100000;  // events listed for one completion
+constexpr std::size_t kMaxSpans = 20000;  // runs of one kind listed for one completion
 
-answer refuse(std::string message, std::string param = {}) {
-  return {400,
-          error_body({.status = 400, .message = std::move(message), .param = std::move(param)})};
+// What a decoder event's bytes became, as the page colours them: content, reasoning, a call,
+// markup, or nothing said ("").
+std::string_view kind_of(const json& e) {
+  const std::string k = e.value("event", e.value("type", ""));
+  const std::string field = e.value("field", "");
+  if (k == "reasoning" || field == "thinking" || field == "reasoning_content") return "reasoning";
+  if (k == "tool_call" || field == "tool_calls") return "call";
+  if (k == "content" || field == "content") return "content";
+  if (k == "structure") return "structure";
+  return "";
 }
 
 // The format a page names: a built-in dialect, or the served one (by its name).
@@ -37,13 +44,13 @@ bool read_body(const serve_options& o, std::string_view text, json& body, std::o
                answer& err) {
   auto parsed = parse_json_text(text);
   if (!parsed || !parsed->is_object()) {
-    err = refuse("the body must be a JSON object");
+    err = refuse(400, "the body must be a JSON object");
     return false;
   }
   body = std::move(*parsed);
   f = named(o, body);
   if (!f) {
-    err = refuse("unknown format (a dialect's name, or the served format)", "format");
+    err = refuse(400, "unknown format (a dialect's name, or the served format)", "format");
     return false;
   }
   return true;
@@ -68,9 +75,14 @@ json control_tokens(const format& f) {
   return out;
 }
 
+// The first kMaxDiagnostics diagnostics (a page lists them one by one; 3.3 MB of broken calls
+// has 300 000 of them): the rest are counted in "diagnostics_more".
+constexpr std::size_t kMaxDiagnostics = 1000;
+
 json diagnostics_json(const std::vector<diagnostic>& ds) {
   json out = json::array();
   for (const auto& d : ds) {
+    if (out.size() == kMaxDiagnostics) break;
     out.push_back({{"code", std::string(error_name(d.code))},
                    {"severity", d.level == severity::error ? "error" : "warning"},
                    {"message", d.message},
@@ -79,6 +91,10 @@ json diagnostics_json(const std::vector<diagnostic>& ds) {
                    {"column", d.column}});
   }
   return out;
+}
+
+std::size_t more_diagnostics(const std::vector<diagnostic>& ds) {
+  return ds.size() > kMaxDiagnostics ? ds.size() - kMaxDiagnostics : 0;
 }
 
 json source_json(const format& f) {
@@ -115,7 +131,8 @@ answer playground_render(const serve_options& o, std::string_view text) {
   if (!read_body(o, text, body, f, err)) return err;
   const auto req = body.find("request");
   if (req == body.end() || !req->is_object()) {
-    return refuse("request must be an OpenAI chat request (an object with messages)", "request");
+    return refuse(400, "request must be an OpenAI chat request (an object with messages)",
+                  "request");
   }
   const std::string request = dump_json(*req);
   const format_render_options ro{.add_generation_prompt =
@@ -124,7 +141,8 @@ answer playground_render(const serve_options& o, std::string_view text) {
   json out = {{"format", f->name()},
               {"text", r.text},
               {"control", control_tokens(*f)},
-              {"diagnostics", diagnostics_json(r.diagnostics)}};
+              {"diagnostics", diagnostics_json(r.diagnostics)},
+              {"diagnostics_more", more_diagnostics(r.diagnostics)}};
   if (o.tokens != nullptr && r.ok()) {
     const json_token_result t = f->render_json_tokens(request, *o.tokens, ro, {});
     json tokens = json::array();
@@ -145,14 +163,17 @@ answer playground_parse(const serve_options& o, std::string_view text) {
   if (!read_body(o, text, body, f, err)) return err;
   const auto completion = body.find("text");
   if (completion == body.end() || !completion->is_string()) {
-    return refuse("text must be the model's output (a string)", "text");
+    return refuse(400, "text must be the model's output (a string)", "text");
   }
   const std::string& output = completion->get_ref<const std::string&>();
   const std::string prefix = body.value("prefix", "");
   const json tools = body.value("tools", json(nullptr));
   const parse_result r =
       f->parse(output, {.lenient = true, .completion = true, .prefix = prefix, .tools = tools});
-  json events = json::array();
+  // The output as runs of one kind, [from, to, kind] in bytes: the decoder's event spans
+  // tile it, and neighbours of one kind merge, so the answer stays near the output's size
+  // (every event as JSON made a 77 MB answer of 3.3 MB of calls).
+  json spans = json::array();
   bool cut = false;
   format_decoder dec(*f,
                      {.events = stream_events::native,
@@ -160,9 +181,18 @@ answer playground_parse(const serve_options& o, std::string_view text) {
                       .completion = true,
                       .prefix = prefix,
                       .tools = tools.is_array() ? dump_json(tools) : std::string()},
-                     [&events, &cut](std::string_view e) {
-                       if (events.size() < kMaxEvents) {
-                         events.push_back(json::parse(e, nullptr, false));
+                     [&spans, &cut](std::string_view text) {
+                       const json e = json::parse(text, nullptr, false);
+                       const auto at = e.find("span");
+                       if (at == e.end() || !at->is_array() || at->size() != 2) return;
+                       const auto from = (*at)[0].get<std::size_t>();
+                       const auto to = (*at)[1].get<std::size_t>();
+                       if (from == to) return;
+                       const std::string_view k = kind_of(e);
+                       if (!spans.empty() && spans.back()[1] == from && spans.back()[2] == k) {
+                         spans.back()[1] = to;
+                       } else if (spans.size() < kMaxSpans) {
+                         spans.push_back({from, to, k});
                        } else {
                          cut = true;
                        }
@@ -173,9 +203,10 @@ answer playground_parse(const serve_options& o, std::string_view text) {
                     {"messages", f->conversation_json(r.conversation, true)["messages"]},
                     {"view", render_view(r.conversation, {})},
                     {"debug_view", render_view(r.conversation, {.debug = true})},
-                    {"events", std::move(events)},
-                    {"events_cut", cut},
+                    {"spans", std::move(spans)},
+                    {"spans_cut", cut},
                     {"diagnostics", diagnostics_json(r.diagnostics)},
+                    {"diagnostics_more", more_diagnostics(r.diagnostics)},
                     {"response_source", source_json(*f)}};
   return {200, dump_json(out)};
 }

@@ -142,6 +142,11 @@ std::string error_body(const api_error& e) {
   return dump_json(body);
 }
 
+answer refuse(int status, std::string message, std::string param) {
+  return {status,
+          error_body({.status = status, .message = std::move(message), .param = std::move(param)})};
+}
+
 bool read_chat_request(std::string_view text, const serve_options& options, chat_request& out,
                        api_error& err) {
   auto parsed = parse_json_text(text);

@@ -25,6 +25,15 @@ struct api_error {
 /// The body of an error response.
 [[nodiscard]] std::string error_body(const api_error& e);
 
+/// An HTTP answer: status and JSON body.
+struct answer {
+  int status = 200;
+  std::string body;
+};
+
+/// An error answer: `status` with OpenAI's error body, naming the field `param` (empty: null).
+[[nodiscard]] answer refuse(int status, std::string message, std::string param = {});
+
 /// A request that can be served.
 struct chat_request {
   std::string render_text;  ///< what is rendered (the body, less `tools` for tool_choice none)

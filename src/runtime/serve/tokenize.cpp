@@ -13,11 +13,6 @@ namespace {
 
 constexpr std::size_t kMaxIds = std::size_t{1} << 22;
 
-answer refuse(int status, std::string message, std::string param = {}) {
-  return {status,
-          error_body({.status = status, .message = std::move(message), .param = std::move(param)})};
-}
-
 answer no_tokenizer() {
   return refuse(404, "this server has no tokenizer: start ocml serve with --tokenizer");
 }

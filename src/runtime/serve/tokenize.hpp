@@ -6,14 +6,9 @@
 #include <string_view>
 
 #include "ocml/serve.hpp"
+#include "runtime/serve/request.hpp"
 
 namespace ocml::serve {
-
-/// An HTTP answer: status and JSON body.
-struct answer {
-  int status = 200;
-  std::string body;
-};
 
 /// {"prompt": TEXT} (special tokens recognized), or {"messages": [...],
 /// "add_generation_prompt": true} rendered in the server's format: {"count", "tokens"}.
