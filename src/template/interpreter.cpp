@@ -930,12 +930,17 @@ void for_node::exec(interpreter& in) const {
   loop->items = std::move(items);
   // loop.depth counts recursive loop() calls, which templates do not make: it stays 1.
   const value loop_value{object_ptr(loop)};
+  // Every iteration binds the same names and `loop`, first in the frame: after the first,
+  // they are overwritten where they are (not made again), and what the body set in the
+  // iteration before is dropped, as a new frame would drop it.
+  std::size_t bound = 0;
   for (std::size_t i = 0; i < loop->items->size(); ++i) {
     in.step();
     loop->index0 = i;
-    g.f.vars.clear();
+    g.f.vars.resize(bound);
     bind(in, vars, (*loop->items)[i]);
     in.assign("loop", loop_value);
+    if (bound == 0) bound = g.f.vars.size();
     in.exec_body(loop_body);
     if (in.control == interpreter::flow::break_) {
       in.control = interpreter::flow::normal;
@@ -1012,7 +1017,8 @@ struct macro_object final : object {
         varargs.push_back(args.positional[i]);
       }
     }
-    auto kwargs = make_rc<dict>();
+    rc<dict> kwargs;  // (made only for a macro that takes **kwargs)
+    if (def->uses_kwargs) kwargs = make_rc<dict>();
     // As Jinja2's Macro.__call__: a keyword fills a parameter that no positional argument
     // filled; any other (a parameter given twice included) goes to `kwargs`, or is an
     // error, which comes before the error of too many positional arguments.
