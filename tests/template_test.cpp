@@ -344,6 +344,16 @@ aa|2|True|role,content,|[('role', 'user'), ('content', 'a')]
   const auto again = ocml::render_template_json(*t, request, {});
   ASSERT_TRUE(again);
   EXPECT_EQ(*again, *out);
+  // After a request of over 1 MiB the thread lets its parser's buffers go, and reads the next
+  // one with a new parser.
+  auto len = ocml::chat_template::compile("{{ messages[0].content|length }}");
+  ASSERT_TRUE(len);
+  const std::string big =
+      R"({"messages": [{"role": "user", "content": ")" + std::string(1500000, 'x') + R"("}]})";
+  EXPECT_EQ(*ocml::render_template_json(*len, big, {}), "1500000");
+  const auto after = ocml::render_template_json(*t, request, {});
+  ASSERT_TRUE(after);
+  EXPECT_EQ(*after, *out);
 }
 
 TEST(Template, VariablesOfAnOpenAIRequest) {

@@ -404,7 +404,17 @@ bool dumps_json_object(const value& x, const dumps_options& o, std::size_t level
 }
 
 request_scope::~request_scope() {
-  thread_doc().reset();
+  request_doc& d = thread_doc();
+  d.reset();
+  // A thread keeps its parser's buffers for the next request, unless the last was large:
+  // a server thread that once read an 8 MB request does not hold ~10× that for good.
+  constexpr std::size_t kKeepBytes = std::size_t{1} << 20;
+  if (d.padded.capacity() > kKeepBytes) {
+    d.padded = std::string();
+    d.parser = simdjson::dom::parser();
+    d.tape = nullptr;
+    d.strings = nullptr;
+  }
 }
 
 std::optional<value> read_request(std::string_view text) {
