@@ -13,8 +13,8 @@ namespace ocml::tmpl {
 
 namespace {
 
-// k == name, the first bytes compared inline: most names of a scope differ in their size
-// or first byte, and a call of memcmp for each cost more than the rest of the lookup.
+// k == name: the size first (most names of a scope differ there), then same_bytes, which
+// compares names of up to 16 bytes inline (a call of memcmp cost more than the lookup).
 inline bool same_name(const std::string& k, std::string_view name) {
   return k.size() == name.size() && same_bytes(k.data(), name.data(), name.size());
 }
