@@ -114,6 +114,7 @@ struct binary_expr final : expr {
 struct compare_expr final : expr {
   expr_ptr first;
   std::vector<std::pair<std::string, expr_ptr>> rest;  // == != < > <= >= in notin
+  bool single_pure = false;  ///< `a OP b` with a pure b: neither side is copied
   value eval(interpreter& in) const override;
 };
 struct logic_expr final : expr {

@@ -8,6 +8,7 @@
 #include <unicode/unistr.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <ctime>
 #include <random>
@@ -183,18 +184,10 @@ const test_fn* find_test(std::string_view name) {
   return nullptr;
 }
 
-value builtin_global(std::string_view name) {
-  // Most names asked for here are the template's own that are not set (`x is defined`):
-  // the first byte turns them away before the names are compared.
-  switch (name.empty() ? '\0' : name[0]) {
-    case 'r':  // range, raise_exception
-    case 'n':  // namespace
-    case 'd':  // dict
-    case 's':  // strftime_now
-      break;
-    default:
-      return value::undefined();
-  }
+namespace {
+
+// The built-in global function `name` (one of kGlobals), made anew.
+value make_global(std::string_view name) {
   if (name == "range") {
     return fn("range", [](interpreter& in, call_args& a) {
       std::int64_t start = 0;
@@ -286,6 +279,36 @@ value builtin_global(std::string_view name) {
       }
       return value(std::move(out));
     });
+  }
+  return value::undefined();
+}
+
+constexpr std::array<std::string_view, 5> kGlobals = {"range", "namespace", "dict",
+                                                      "raise_exception", "strftime_now"};
+
+}  // namespace
+
+value builtin_global(std::string_view name) {
+  // Most names asked for here are the template's own that are not set (`x is defined`):
+  // the first byte turns them away before the names are compared.
+  switch (name.empty() ? '\0' : name[0]) {
+    case 'r':  // range, raise_exception
+    case 'n':  // namespace
+    case 'd':  // dict
+    case 's':  // strftime_now
+      break;
+    default:
+      return value::undefined();
+  }
+  // Each made once for the process (they hold no state) and handed out uncounted: a call of
+  // namespace() or raise_exception() no longer builds its function first.
+  static const std::array<value, kGlobals.size()> made = [] {
+    std::array<value, kGlobals.size()> m;
+    for (std::size_t i = 0; i < kGlobals.size(); ++i) m[i] = make_global(kGlobals[i]);
+    return m;
+  }();
+  for (std::size_t i = 0; i < kGlobals.size(); ++i) {
+    if (is_text(name, kGlobals[i])) return value::borrow(made[i]);
   }
   return value::undefined();
 }

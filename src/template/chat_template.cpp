@@ -156,12 +156,15 @@ namespace {
 result<std::string> run(const tmpl::program& p, const tmpl::frame& globals,
                         const template_render_options& options) {
   std::string out;
+  std::optional<tmpl::interpreter> in;
   try {
-    tmpl::interpreter in(p, globals, options.limits, out);
-    in.now = now_of(options.now);
-    in.generation_spans = options.generation_spans;
-    in.run();
-  } catch (const tmpl::template_error& e) {
+    in.emplace(p, globals, options.limits, out);
+    in->now = now_of(options.now);
+    in->generation_spans = options.generation_spans;
+    in->run();
+  } catch (tmpl::template_error& e) {
+    // Where the error does not say, the statement that raised it.
+    if (e.pos == static_cast<std::size_t>(-1) && in) e.pos = in->statement_pos();
     return from(e, &p);
   } catch (const std::bad_alloc&) {
     return make_error(error_code::internal, "out of memory rendering the template");

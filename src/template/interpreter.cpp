@@ -77,12 +77,7 @@ interpreter::~interpreter() {
 }
 
 void interpreter::run() {
-  try {
-    exec_body(prog_.content);
-  } catch (template_error& e) {
-    if (e.pos == static_cast<std::size_t>(-1)) e.pos = stmt_pos_;
-    throw;
-  }
+  exec_body(prog_.content);
 }
 
 value interpreter::lookup(std::string_view name) const {
@@ -301,9 +296,15 @@ double to_float(const value& v) {
   return v.is_float() ? v.as_double() : int_to_double(v);
 }
 
+// op == text, for the one- and two-byte operators the parser makes (inline: a call of
+// string_view's compare for each cost more than the arithmetic).
+inline bool is_op(std::string_view op, std::string_view text) {
+  return op.size() == text.size() && op[0] == text[0] && (op.size() == 1 || op[1] == text[1]);
+}
+
 value arith(std::string_view op, const value& l, const value& r) {
   const bool fl = l.is_float() || r.is_float();
-  if (op == "/") {
+  if (is_op(op, "/")) {
     const double b = to_float(r);
     if (b == 0.0) fail(error_code::template_type, "division by zero");
     return value(to_float(l) / b);
@@ -311,17 +312,17 @@ value arith(std::string_view op, const value& l, const value& r) {
   if (fl) {
     const double a = to_float(l);
     const double b = to_float(r);
-    if (op == "+") return value(a + b);
-    if (op == "-") return value(a - b);
-    if (op == "*") return value(a * b);
-    if (op == "**") return value(std::pow(a, b));
+    if (is_op(op, "+")) return value(a + b);
+    if (is_op(op, "-")) return value(a - b);
+    if (is_op(op, "*")) return value(a * b);
+    if (is_op(op, "**")) return value(std::pow(a, b));
     if (b == 0.0) fail(error_code::template_type, "float divmod()");
     const double q = std::floor(a / b);
-    if (op == "//") return value(q);
+    if (is_op(op, "//")) return value(q);
     return value(a - q * b);  // %
   }
   if (is_bigint(l) || is_bigint(r)) {
-    if (op == "**" && int_compare(r, value(0)) < 0)
+    if (is_op(op, "**") && int_compare(r, value(0)) < 0)
       return value(std::pow(to_float(l), to_float(r)));
     return int_arith(op, l, r);
   }
@@ -329,10 +330,10 @@ value arith(std::string_view op, const value& l, const value& r) {
   const std::int64_t a = l.as_int();
   const std::int64_t b = r.as_int();
   std::int64_t res = 0;
-  if (op == "+") return __builtin_add_overflow(a, b, &res) ? int_arith(op, l, r) : value(res);
-  if (op == "-") return __builtin_sub_overflow(a, b, &res) ? int_arith(op, l, r) : value(res);
-  if (op == "*") return __builtin_mul_overflow(a, b, &res) ? int_arith(op, l, r) : value(res);
-  if (op == "**") {
+  if (is_op(op, "+")) return __builtin_add_overflow(a, b, &res) ? int_arith(op, l, r) : value(res);
+  if (is_op(op, "-")) return __builtin_sub_overflow(a, b, &res) ? int_arith(op, l, r) : value(res);
+  if (is_op(op, "*")) return __builtin_mul_overflow(a, b, &res) ? int_arith(op, l, r) : value(res);
+  if (is_op(op, "**")) {
     if (b < 0) return value(std::pow(static_cast<double>(a), static_cast<double>(b)));
     std::int64_t acc = 1;
     for (std::int64_t i = 0; i < b; ++i) {
@@ -346,7 +347,7 @@ value arith(std::string_view op, const value& l, const value& r) {
   if (a == INT64_MIN && b == -1) return int_arith(op, l, r);
   std::int64_t q = a / b;
   if ((a % b != 0) && ((a < 0) != (b < 0))) --q;  // floor
-  if (op == "//") return value(q);
+  if (is_op(op, "//")) return value(q);
   return value(a - q * b);
 }
 
@@ -728,7 +729,7 @@ value test_expr::eval(interpreter& in) const {
 }
 
 value binary_expr::eval(interpreter& in) const {
-  if ((op == "+" || op == "~") && !l->pure()) {
+  if (op.size() == 1 && (op[0] == '+' || op[0] == '~') && !l->pure()) {
     // `a + b + c` of strings: the left side is a string made just now and held nowhere
     // else, so the right one is appended to it in place (each step a copy of the whole
     // text so far, otherwise).
@@ -767,17 +768,17 @@ bool compare(std::string_view op, const value& left, const value& right) {
   }
   check_defined(left);
   check_defined(right);
-  if (op == "<") return less(left, right);
-  if (op == ">") return less(right, left);
-  if (op == "<=") return !less(right, left);
-  if (op == ">=") return !less(left, right);
+  if (is_op(op, "<")) return less(left, right);
+  if (is_op(op, ">")) return less(right, left);
+  if (is_op(op, "<=")) return !less(right, left);
+  if (is_op(op, ">=")) return !less(left, right);
   return false;
 }
 
 }  // namespace
 
 value compare_expr::eval(interpreter& in) const {
-  if (rest.size() == 1 && rest[0].second->pure()) {  // `a == b`: neither copied
+  if (single_pure) {  // `a == b`: neither copied
     value a;
     value b;
     const value& left = first->ref(in, a);
@@ -878,18 +879,20 @@ struct loop_object final : object {
   [[nodiscard]] value attr(std::string_view name) const override {
     const auto n = static_cast<std::int64_t>(items->size());
     const auto i = static_cast<std::int64_t>(index0);
-    if (name == "index") return value(i + 1);
-    if (name == "index0") return value(i);
-    if (name == "revindex") return value(n - i);
-    if (name == "revindex0") return value(n - i - 1);
-    if (name == "first") return value(i == 0);
-    if (name == "last") return value(i == n - 1);
-    if (name == "length") return value(n);
-    if (name == "depth") return value(static_cast<std::int64_t>(depth0) + 1);
-    if (name == "depth0") return value(static_cast<std::int64_t>(depth0));
-    if (name == "previtem") return i > 0 ? (*items)[index0 - 1] : value::undefined("previtem");
-    if (name == "nextitem") return i + 1 < n ? (*items)[index0 + 1] : value::undefined("nextitem");
-    if (name == "cycle") {
+    if (is_text(name, "index")) return value(i + 1);
+    if (is_text(name, "index0")) return value(i);
+    if (is_text(name, "revindex")) return value(n - i);
+    if (is_text(name, "revindex0")) return value(n - i - 1);
+    if (is_text(name, "first")) return value(i == 0);
+    if (is_text(name, "last")) return value(i == n - 1);
+    if (is_text(name, "length")) return value(n);
+    if (is_text(name, "depth")) return value(static_cast<std::int64_t>(depth0) + 1);
+    if (is_text(name, "depth0")) return value(static_cast<std::int64_t>(depth0));
+    if (is_text(name, "previtem"))
+      return i > 0 ? (*items)[index0 - 1] : value::undefined("previtem");
+    if (is_text(name, "nextitem"))
+      return i + 1 < n ? (*items)[index0 + 1] : value::undefined("nextitem");
+    if (is_text(name, "cycle")) {
       const std::size_t at = index0;
       return value(
           object_ptr(make_rc<function_object>("cycle", [at](interpreter&, call_args& a) -> value {

@@ -39,7 +39,10 @@ class interpreter {
   interpreter(const interpreter&) = delete;
   interpreter& operator=(const interpreter&) = delete;
 
+  /// Runs the template. An error leaves statement_pos() at the statement that raised it
+  /// (caught here and thrown again, each error was unwound twice).
   void run();
+  [[nodiscard]] std::size_t statement_pos() const noexcept { return stmt_pos_; }
 
   // ---- used by the nodes ----
   [[nodiscard]] value lookup(std::string_view name) const;

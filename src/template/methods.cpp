@@ -353,9 +353,9 @@ value unsafe_method(std::string_view type, std::string_view name) {
 value string_method(const value& self, std::string_view name) {
   // Each method holds `self` (one more count), not a copy of its text.
   const std::string_view n = name;  // (no copy: most names asked for are no method)
-  if (name == "strip" || name == "lstrip" || name == "rstrip") {
-    const bool l = name != "rstrip";
-    const bool r = name != "lstrip";
+  if (is_text(name, "strip") || is_text(name, "lstrip") || is_text(name, "rstrip")) {
+    const bool l = !is_text(name, "rstrip");
+    const bool r = !is_text(name, "lstrip");
     return fn(n, [self, l, r](interpreter&, call_args& a) {
       const std::string& s = self.str();
       return value(py_strip(s, a.arg(0, "chars"), l, r));
@@ -367,35 +367,35 @@ value string_method(const value& self, std::string_view name) {
       {"swapcase", py_case::swapcase}, {"casefold", py_case::casefold},
   };
   for (const auto& [cn, how] : cases) {
-    if (name == cn) {
+    if (is_text(name, cn)) {
       return fn(n, [self, how = how](interpreter&, call_args&) {
         const std::string& s = self.str();
         return value(py_str_case(s, how));
       });
     }
   }
-  if (name == "split" || name == "rsplit") {
-    const bool right = name == "rsplit";
+  if (is_text(name, "split") || is_text(name, "rsplit")) {
+    const bool right = is_text(name, "rsplit");
     return fn(n, [self, right](interpreter&, call_args& a) {
       const std::string& s = self.str();
       const value m = opt(a, 1, "maxsplit", value(-1));
       return str_list(py_split(s, a.arg(0, "sep"), m.as_int(), right));
     });
   }
-  if (name == "splitlines") {
+  if (is_text(name, "splitlines")) {
     return fn(n, [self](interpreter&, call_args& a) {
       const std::string& s = self.str();
       return str_list(py_splitlines(s, truthy(opt(a, 0, "keepends", value(false)))));
     });
   }
-  if (name == "startswith" || name == "endswith") {
-    const bool pre = name == "startswith";
+  if (is_text(name, "startswith") || is_text(name, "endswith")) {
+    const bool pre = is_text(name, "startswith");
     return fn(n, [self, pre](interpreter&, call_args& a) {
       const std::string& s = self.str();
       return value(affix(s, need(a, 0, "prefix", pre ? "startswith" : "endswith"), pre));
     });
   }
-  if (name == "replace") {
+  if (is_text(name, "replace")) {
     return fn(n, [self](interpreter&, call_args& a) {
       const std::string& s = self.str();
       return value(py_replace(s, need_str(need(a, 0, "old", "replace"), "replace arg"),
@@ -403,7 +403,8 @@ value string_method(const value& self, std::string_view name) {
                               opt(a, 2, "count", value(-1)).as_int()));
     });
   }
-  if (name == "find" || name == "rfind" || name == "index" || name == "rindex" || name == "count") {
+  if (is_text(name, "find") || is_text(name, "rfind") || is_text(name, "index") ||
+      is_text(name, "rindex") || is_text(name, "count")) {
     return fn(n, [self, n](interpreter&, call_args& a) -> value {
       const std::string& s = self.str();
       const std::string& sub = need_str(need(a, 0, "sub", n), "argument");
@@ -423,7 +424,7 @@ value string_method(const value& self, std::string_view name) {
       return value(cp_index(s, at));
     });
   }
-  if (name == "join") {
+  if (is_text(name, "join")) {
     return fn(n, [self](interpreter&, call_args& a) {
       const std::string& s = self.str();
       std::string out;
@@ -440,14 +441,14 @@ value string_method(const value& self, std::string_view name) {
       return value(std::move(out));
     });
   }
-  if (name == "format") {
+  if (is_text(name, "format")) {
     return fn(n, [self](interpreter&, call_args& a) {
       const std::string& s = self.str();
       return value(py_format(s, a));
     });
   }
-  if (name == "removeprefix" || name == "removesuffix") {
-    const bool pre = name == "removeprefix";
+  if (is_text(name, "removeprefix") || is_text(name, "removesuffix")) {
+    const bool pre = is_text(name, "removeprefix");
     return fn(n, [self, pre](interpreter&, call_args& a) {
       const std::string& s = self.str();
       const std::string& x = need_str(need(a, 0, "prefix", "removeprefix"), "argument");
@@ -464,14 +465,14 @@ value string_method(const value& self, std::string_view name) {
       {"isnumeric", py_pred::isnumeric}, {"isalnum", py_pred::isalnum},
   };
   for (const auto& [pn, p] : preds) {
-    if (name == pn) {
+    if (is_text(name, pn)) {
       return fn(n, [self, p = p](interpreter&, call_args&) {
         const std::string& s = self.str();
         return value(py_str_is(s, p));
       });
     }
   }
-  if (name == "isspace") {
+  if (is_text(name, "isspace")) {
     return fn(n, [self](interpreter&, call_args&) {
       const std::string& s = self.str();
       return value(all_of_cps(s, [](char32_t c) { return py_space(c); }));
@@ -481,46 +482,58 @@ value string_method(const value& self, std::string_view name) {
 }
 
 bool dict_has_method(std::string_view name) {
-  for (const std::string_view m : {"items", "keys", "values", "get", "copy", "pop", "popitem",
-                                   "update", "setdefault", "clear"}) {
-    if (name == m) return true;
+  // Asked for every `d.key` of a template: told apart by size first, no call.
+  switch (name.size()) {
+    case 3:
+      return is_text(name, "get") || is_text(name, "pop");
+    case 4:
+      return is_text(name, "keys") || is_text(name, "copy");
+    case 5:
+      return is_text(name, "items") || is_text(name, "clear");
+    case 6:
+      return is_text(name, "values") || is_text(name, "update");
+    case 7:
+      return is_text(name, "popitem");
+    case 10:
+      return is_text(name, "setdefault");
+    default:
+      return false;
   }
-  return false;
 }
 
 value dict_method(const value& self, std::string_view name) {
   if (!dict_has_method(name)) return value::undefined();
   const value& d = self;
   const std::string_view n = name;  // (no copy: most names asked for are no method)
-  if (name == "items") {
+  if (is_text(name, "items")) {
     return fn(n, [d](interpreter&, call_args&) {
       list out;
       for (const auto& [k, v] : d.map().entries) out.push_back(make_tuple(list{k, v}));
       return value(std::move(out));
     });
   }
-  if (name == "keys" || name == "values") {
-    const bool keys = name == "keys";
+  if (is_text(name, "keys") || is_text(name, "values")) {
+    const bool keys = is_text(name, "keys");
     return fn(n, [d, keys](interpreter&, call_args&) {
       list out;
       for (const auto& [k, v] : d.map().entries) out.push_back(keys ? k : v);
       return value(std::move(out));
     });
   }
-  if (name == "get") {
+  if (is_text(name, "get")) {
     return fn(n, [d](interpreter&, call_args& a) {
       const value* v = d.map().find(need(a, 0, "key", "get"));
       return v != nullptr ? *v : opt(a, 1, "default", value(none_t{}));
     });
   }
-  if (name == "copy") {
+  if (is_text(name, "copy")) {
     return fn(n, [d](interpreter&, call_args&) {
       value copy = d;
       return copy;
     });
   }
   for (const std::string_view u : {"pop", "popitem", "update", "setdefault", "clear"}) {
-    if (name == u) return unsafe_method("dict", name);
+    if (is_text(name, u)) return unsafe_method("dict", name);
   }
   return value::undefined();
 }
@@ -528,8 +541,8 @@ value dict_method(const value& self, std::string_view name) {
 value list_method(const value& self, std::string_view name) {
   const value& l = self;
   const std::string_view n = name;  // (no copy: most names asked for are no method)
-  if (name == "index" || name == "count") {
-    const bool idx = name == "index";
+  if (is_text(name, "index") || is_text(name, "count")) {
+    const bool idx = is_text(name, "index");
     return fn(n, [l, idx](interpreter&, call_args& a) -> value {
       const value& x = need(a, 0, "value", idx ? "index" : "count");
       std::int64_t c = 0;
@@ -545,7 +558,7 @@ value list_method(const value& self, std::string_view name) {
   }
   for (const std::string_view u :
        {"append", "extend", "insert", "pop", "remove", "clear", "sort", "reverse"}) {
-    if (name == u) return unsafe_method("list", name);
+    if (is_text(name, u)) return unsafe_method("list", name);
   }
   return value::undefined();
 }

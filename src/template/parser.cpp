@@ -435,7 +435,10 @@ class parser {
       }
       c->rest.emplace_back(std::move(op), math1());
     }
-    if (c) return c;
+    if (c) {
+      c->single_pure = c->rest.size() == 1 && c->rest[0].second->pure();
+      return c;
+    }
     return first;
   }
 

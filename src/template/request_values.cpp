@@ -218,13 +218,13 @@ value convert(const request_doc& d, std::size_t i, place at) {
 // json.dumps of the element at `i`, as dumps writes its value; false where the built value
 // is needed (a key twice in an object: Python keeps its first place and last value).
 bool write_json(const request_doc& d, std::size_t i, const dumps_options& o, std::size_t level,
-                std::string& out) {
+                text_buffer& out) {
   const bool pretty = o.indent >= 0 || o.has_indent_text;
   switch (d.type(i)) {
     case '{': {
       const std::size_t close = d.end(i) - 1;
       if (i + 1 == close) {
-        out += "{}";
+        out.raw("{}");
         return true;
       }
       std::array<std::string_view, 16> keys;
@@ -237,54 +237,54 @@ bool write_json(const request_doc& d, std::size_t i, const dumps_options& o, std
         }
         keys[n++] = k;
       }
-      out.push_back('{');
+      out.raw('{');
       for (std::size_t j = i + 1, m = 0; j < close; j = d.after(j + 1), ++m) {
-        if (m > 0) out += o.item_sep;
+        if (m > 0) out.raw(o.item_sep);
         if (pretty) dumps_newline(o, level + 1, out);
         dumps_string(keys[m], o.ensure_ascii, out);
-        out += o.key_sep;
+        out.raw(o.key_sep);
         if (!write_json(d, j + 1, o, level + 1, out)) return false;
       }
       if (pretty) dumps_newline(o, level, out);
-      out.push_back('}');
+      out.raw('}');
       return true;
     }
     case '[': {
       const std::size_t close = d.end(i) - 1;
       if (i + 1 == close) {
-        out += "[]";
+        out.raw("[]");
         return true;
       }
-      out.push_back('[');
+      out.raw('[');
       for (std::size_t j = i + 1; j < close; j = d.after(j)) {
-        if (j > i + 1) out += o.item_sep;
+        if (j > i + 1) out.raw(o.item_sep);
         if (pretty) dumps_newline(o, level + 1, out);
         if (!write_json(d, j, o, level + 1, out)) return false;
       }
       if (pretty) dumps_newline(o, level, out);
-      out.push_back(']');
+      out.raw(']');
       return true;
     }
     case '"':
       dumps_string(d.string(i), o.ensure_ascii, out);
       return true;
     case 'l':
-      append_int(d.next<std::int64_t>(i), out);
+      dumps_int(d.next<std::int64_t>(i), out);
       return true;
     case 'u':
-      out += std::to_string(d.next<std::uint64_t>(i));
+      out.raw(std::to_string(d.next<std::uint64_t>(i)));
       return true;
     case 'd':
-      out += detail::python_float_repr(d.next<double>(i));
+      out.raw(detail::python_float_repr(d.next<double>(i)));
       return true;
     case 't':
-      out += "true";
+      out.raw("true");
       return true;
     case 'f':
-      out += "false";
+      out.raw("false");
       return true;
     default:
-      out += "null";
+      out.raw("null");
       return true;
   }
 }
@@ -392,14 +392,24 @@ const dict& view_map(const value_data& v) {
   return out;
 }
 
+const dict& value_data::built_map() const {
+  const dict& m = view_map(*this);
+  p_ = rc<const void>(rc<const void>(), &m);  // the document's `built` keeps it
+  view_ = false;
+  built_ = true;
+  return m;
+}
+
 bool dumps_json_object(const value& x, const dumps_options& o, std::size_t level,
-                       std::string& out) {
+                       text_buffer& out) {
   // The request's own objects, messages and tool calls are built: arguments are parsed.
-  if (static_cast<place>(x.v.where() >> 32) != place::other || o.sort_keys) return false;
-  const auto& d = *static_cast<const request_doc*>(x.v.raw());
+  if (!x.v.from_request() || static_cast<place>(x.v.where() >> 32) != place::other || o.sort_keys) {
+    return false;
+  }
+  const request_doc& d = thread_doc();  // (every view is of the thread's document)
   const std::size_t mark = out.size();
   if (write_json(d, static_cast<std::uint32_t>(x.v.where()), o, level, out)) return true;
-  out.resize(mark);
+  out.truncate(mark);
   return false;
 }
 

@@ -9,8 +9,10 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <cstring>
 
 #include "interchange/pyjson.hpp"
+#include "ocml/text_buffer.hpp"
 #include "template/bigint.hpp"
 #include "template/interpreter.hpp"
 
@@ -225,6 +227,11 @@ int compare_big(const value& x, const value& y) {
 }  // namespace
 
 bool equal(const value& x, const value& y) {
+  if (x.is_string() && y.is_string()) {  // the usual case (`message.role == 'user'`) first
+    const std::string& a = x.str();
+    const std::string& b = y.str();
+    return a.size() == b.size() && same_bytes(a.data(), b.data(), a.size());
+  }
   if ((is_bigint(x) || is_bigint(y)) && (x.is_number() || is_bigint(x)) &&
       (y.is_number() || is_bigint(y))) {
     return compare_big(x, y) == 0;
@@ -440,84 +447,91 @@ std::string to_str(const value& x) {
   return s;
 }
 
-void dumps_newline(const dumps_options& o, std::size_t level, std::string& out) {
-  out.push_back('\n');
+void dumps_newline(const dumps_options& o, std::size_t level, text_buffer& out) {
+  out.raw('\n');
   for (std::size_t i = 0; i < level; ++i) {
     if (o.has_indent_text) {
-      out += o.indent_text;
+      out.raw(o.indent_text);
     } else {
-      out.append(static_cast<std::size_t>(o.indent), ' ');
+      for (std::int64_t k = 0; k < o.indent; ++k) out.raw(' ');
     }
   }
 }
 
+void dumps_int(std::int64_t i, text_buffer& out) {
+  char buf[24];
+  const char* end = std::to_chars(buf, buf + sizeof buf, i).ptr;
+  out.raw(std::string_view(buf, static_cast<std::size_t>(end - buf)));
+}
+
 // A JSON string as json.dumps writes it; with ensure_ascii every character outside
 // ' '..'~' as \uXXXX (a surrogate pair above U+FFFF).
-void dumps_string(std::string_view s, bool ensure_ascii, std::string& out) {
-  if (!ensure_ascii) {
-    detail::python_json_string(s, out);
+void dumps_string(std::string_view s, bool ensure_ascii, text_buffer& out) {
+  out.raw('"');
+  if (!ensure_ascii) {  // json.dumps(ensure_ascii=False) escapes what a compact writer does
+    out.escape(s);
+    out.raw('"');
     return;
   }
-  out.push_back('"');
   char buf[16];
   for (std::size_t i = 0; i < s.size();) {
     const char32_t c = next_cp(s, i);
     switch (c) {
       case '"':
-        out += "\\\"";
+        out.raw("\\\"");
         continue;
       case '\\':
-        out += "\\\\";
+        out.raw("\\\\");
         continue;
       case '\n':
-        out += "\\n";
+        out.raw("\\n");
         continue;
       case '\r':
-        out += "\\r";
+        out.raw("\\r");
         continue;
       case '\t':
-        out += "\\t";
+        out.raw("\\t");
         continue;
       case '\b':
-        out += "\\b";
+        out.raw("\\b");
         continue;
       case '\f':
-        out += "\\f";
+        out.raw("\\f");
         continue;
       default:
         break;
     }
     if (c >= 0x20 && c <= 0x7E) {
-      out.push_back(static_cast<char>(c));
+      out.raw(static_cast<char>(c));
     } else if (c < 0x10000) {
       std::snprintf(buf, sizeof buf, "\\u%04x", static_cast<unsigned>(c));
-      out += buf;
+      out.raw(std::string_view(buf));
     } else {
       const char32_t v = c - 0x10000;
       std::snprintf(buf, sizeof buf, "\\u%04x\\u%04x", static_cast<unsigned>(0xD800 + (v >> 10)),
                     static_cast<unsigned>(0xDC00 + (v & 0x3FF)));
-      out += buf;
+      out.raw(std::string_view(buf));
     }
   }
-  out.push_back('"');
+  out.raw('"');
 }
 
 namespace {
 
-void dumps_at(const value& x, const dumps_options& o, std::size_t level, std::string& out) {
+void dumps_at(const value& x, const dumps_options& o, std::size_t level, text_buffer& out) {
   const bool pretty = o.indent >= 0 || o.has_indent_text;
   switch (x.v.index()) {
     case 1:
-      out += "null";
+      out.raw("null");
       return;
     case 2:
-      out += x.v.b() ? "true" : "false";
+      out.raw(x.v.b() ? std::string_view("true") : std::string_view("false"));
       return;
     case 3:
-      append_int(x.v.i(), out);
+      dumps_int(x.v.i(), out);
       return;
     case 4:
-      out += detail::python_float_repr(x.v.d());
+      out.raw(detail::python_float_repr(x.v.d()));
       return;
     case 5:
       dumps_string(x.str(), o.ensure_ascii, out);
@@ -525,25 +539,25 @@ void dumps_at(const value& x, const dumps_options& o, std::size_t level, std::st
     case 6: {
       const auto& l = x.items();
       if (l.empty()) {
-        out += "[]";
+        out.raw("[]");
         return;
       }
-      out.push_back('[');
+      out.raw('[');
       for (std::size_t i = 0; i < l.size(); ++i) {
-        if (i > 0) out += o.item_sep;
+        if (i > 0) out.raw(o.item_sep);
         if (pretty) dumps_newline(o, level + 1, out);
         dumps_at(l[i], o, level + 1, out);
       }
       if (pretty) dumps_newline(o, level, out);
-      out.push_back(']');
+      out.raw(']');
       return;
     }
     case 7: {
       // A request's object not built yet is written from its JSON where it can be.
-      if (x.v.view() && dumps_json_object(x, o, level, out)) return;
+      if (x.v.from_request() && dumps_json_object(x, o, level, out)) return;
       const auto& entries = x.map().entries;
       if (entries.empty()) {
-        out += "{}";
+        out.raw("{}");
         return;
       }
       // The entries in order, or sorted by key (pointers to them: only when sorting).
@@ -553,36 +567,36 @@ void dumps_at(const value& x, const dumps_options& o, std::size_t level, std::st
         std::stable_sort(sorted.begin(), sorted.end(),
                          [](const auto* a, const auto* b) { return less(a->first, b->first); });
       }
-      out.push_back('{');
+      out.raw('{');
       for (std::size_t i = 0; i < entries.size(); ++i) {
         const auto& e = o.sort_keys ? *sorted[i] : entries[i];
-        if (i > 0) out += o.item_sep;
+        if (i > 0) out.raw(o.item_sep);
         if (pretty) dumps_newline(o, level + 1, out);
         const value& k = e.first;
         if (k.is_string()) {
           dumps_string(k.str(), o.ensure_ascii, out);
         } else if (k.is_bool() || k.is_none()) {
-          out.push_back('"');
+          out.raw('"');
           dumps_at(k, o, level, out);
-          out.push_back('"');
+          out.raw('"');
         } else if (k.is_number() || is_bigint(k)) {
-          out.push_back('"');
-          append_str(k, out);
-          out.push_back('"');
+          out.raw('"');
+          out.raw(to_str(k));
+          out.raw('"');
         } else {
           type_error("keys must be str, int, float, bool or None, not " +
                      std::string(type_name(k)));
         }
-        out += o.key_sep;
+        out.raw(o.key_sep);
         dumps_at(e.second, o, level + 1, out);
       }
       if (pretty) dumps_newline(o, level, out);
-      out.push_back('}');
+      out.raw('}');
       return;
     }
     default:
       if (is_bigint(x)) {
-        out += int_text(x);
+        out.raw(int_text(x));
         return;
       }
       type_error("Object of type " + std::string(type_name(x)) + " is not JSON serializable");
@@ -592,7 +606,14 @@ void dumps_at(const value& x, const dumps_options& o, std::size_t level, std::st
 }  // namespace
 
 void dumps(const value& x, const dumps_options& o, std::string& out) {
-  dumps_at(x, o, 0, out);
+  // Written through one buffer per thread (no std::string call per piece), then appended
+  // once. Nothing dumps calls renders or dumps again, so the buffer is never in use twice.
+  thread_local text_buffer buf;
+  buf.clear();
+  dumps_at(x, o, 0, buf);
+  out.append(buf.view());
+  constexpr std::size_t kKeep = std::size_t{1} << 20;
+  if (buf.size() > kKeep) buf = text_buffer();  // a huge value's buffer is not kept
 }
 
 value from_json(const json& j) {

@@ -5,6 +5,7 @@
 // immutable); a namespace is the one mutable object.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <cstring>
 #include <functional>
@@ -18,6 +19,7 @@
 
 #include "ocml/error.hpp"
 #include "ocml/model.hpp"
+#include "ocml/text_buffer.hpp"
 
 namespace ocml::tmpl {
 
@@ -112,13 +114,17 @@ class value_data {
   [[nodiscard]] const std::string& str() const { return *static_cast<const std::string*>(raw()); }
   [[nodiscard]] const list& lst() const { return *static_cast<const list*>(raw()); }
   [[nodiscard]] const dict& map() const {
-    return view_ ? view_map(*this) : *static_cast<const dict*>(raw());
+    return view_ ? built_map() : *static_cast<const dict*>(raw());
   }
   /// A dict of the request not built yet (json_object), and where it stands.
   [[nodiscard]] bool view() const noexcept { return view_; }
+  /// A request's JSON object, built or not: where() says where it stands in the thread's
+  /// request document.
+  [[nodiscard]] bool from_request() const noexcept { return view_ || built_; }
   [[nodiscard]] std::uint64_t where() const noexcept { return static_cast<std::uint64_t>(s_.i); }
   /// The same list, dict or object: the same storage (for a view, the same JSON object).
-  [[nodiscard]] bool same(const value_data& o) const noexcept {
+  [[nodiscard]] bool same(const value_data& o) const {
+    if (view_ != o.view_) return &map() == &o.map();  // one copy was built through already
     return p_.get() == o.p_.get() && (!view_ || s_.i == o.s_.i);
   }
   [[nodiscard]] object* obj() const {
@@ -140,14 +146,19 @@ class value_data {
   }
 
  private:
-  rc<const void> p_;
+  // A view's dict, built (view_map) and then held by this copy too, so that its next read
+  // is a pointer, not a lookup by tape index (the render's request document keeps it).
+  const dict& built_map() const;
+
+  mutable rc<const void> p_;
   union scalar {
     bool b;
     std::int64_t i;
     double d;
   } s_{};
   std::uint8_t tag_ = 0;
-  bool view_ = false;
+  mutable bool view_ = false;
+  mutable bool built_ = false;  ///< a view built: p_ is its dict, s_ still says where
 };
 
 /// One value. Strings are UTF-8; their Python length and indices count code points.
@@ -264,6 +275,12 @@ struct value {
     return true;
   }
   return std::memcmp(a, b, n) == 0;
+}
+
+/// a == b for the names the engine tells apart at run time (a loop's attributes, methods):
+/// the size first, then same_bytes (a call of string_view's compare each cost more).
+[[nodiscard]] inline bool is_text(std::string_view a, std::string_view b) noexcept {
+  return a.size() == b.size() && same_bytes(a.data(), b.data(), a.size());
 }
 
 /// How deep values may nest. Printing, comparing, serializing and freeing a value recurse
@@ -399,15 +416,17 @@ struct dumps_options {
   bool ensure_ascii = false;  ///< non-ASCII as \uXXXX escapes
 };
 void dumps(const value& x, const dumps_options& o, std::string& out);
-/// dumps's pieces: a new line and `level` indents; a string literal; an int.
-void dumps_newline(const dumps_options& o, std::size_t level, std::string& out);
-void dumps_string(std::string_view s, bool ensure_ascii, std::string& out);
+/// dumps's pieces, written into a text_buffer: a new line and `level` indents; a string
+/// literal; an int.
+void dumps_newline(const dumps_options& o, std::size_t level, text_buffer& out);
+void dumps_string(std::string_view s, bool ensure_ascii, text_buffer& out);
+void dumps_int(std::int64_t i, text_buffer& out);
 void append_int(std::int64_t i, std::string& out);
 /// dumps of a request's object not built yet (value_data::json_object), at indent `level`,
 /// written straight from its JSON; false, with nothing written, where only the built dict
 /// can say it (a key twice, its tool calls' arguments parsed, sort_keys).
 [[nodiscard]] bool dumps_json_object(const value& x, const dumps_options& o, std::size_t level,
-                                     std::string& out);
+                                     text_buffer& out);
 
 /// int(d) as Python computes it for a float that fits (TypeError for inf and nan; a value
 /// beyond 64 bits is clamped: Python's integers have no bound, ocml's do).
