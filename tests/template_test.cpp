@@ -424,3 +424,48 @@ TEST(Template, NestingIsBoundedWhereValuesAreBuilt) {
     EXPECT_EQ(code_of(body, 1500).substr(0, 3), "ok ") << body;
   }
 }
+
+// Names are bound by per-template ids (decision 112): what each case renders is what Python
+// Jinja2 renders, with transformers' tojson (json.dumps) where it is used.
+TEST(Template, NamesBoundByIdRenderAsJinja2) {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      // A variable shadows the built-in of its name; one the template never names is left out.
+      {"{{ range }}|{{ messages|length }}", "shadowed|2"},
+      {"{% macro m(a, b=2) %}{{ a }}{{ b }}{{ kwargs }}{{ varargs }}{% endmacro %}"
+       "{{ m(1, 5, 6, c=4) }}|{{ m(7, b=3) }}",
+       "15{'c': 4}(6,)|73{}()"},
+      {"{% macro w() %}[{{ caller() }}]{% endmacro %}{% call w() %}in{% endcall %}", "[in]"},
+      {"{% set ns = namespace(n=0) %}{% for x in [1,2,3] %}{% set ns.n = ns.n + x %}"
+       "{% set loopvar = loop.index %}{% endfor %}{{ ns.n }}{{ loopvar is defined }}",
+       "6False"},
+      {"{% with a = 1, b = 2 %}{{ a + b }}{% endwith %}{{ a is defined }}", "3False"},
+      {"{{ {'k': 'v\"q', 'n': [1, 2.5, none, true]}|tojson }}|{{ 'é\\n'|tojson }}|"
+       "{{ {'b': 1, 'a': [1]}|tojson(indent=2, sort_keys=true) }}|{{ 'é'|tojson(ensure_ascii=true) "
+       "}}",
+       "{\"k\": \"v\\\"q\", \"n\": [1, 2.5, null, true]}|\"é\\n\"|{\n  \"a\": [\n    1\n  ],\n  "
+       "\"b\": 1\n}|\"\\u00e9\""},
+      {"{{ 'abc' == 'abc' }}{{ 'abcdefghijklmnopq' == 'abcdefghijklmnopr' }}{{ 1 == 1.0 }}"
+       "{{ 'a' != 'b' }}",
+       "TrueFalseTrueTrue"},
+      {"{% for k, v in {'x': 1, 'y': 2}.items() %}{{ k }}={{ v }};{% endfor %}"
+       "{{ {'get': 1}.get('get') }}",
+       "x=1;y=2;1"},
+  };
+  const json vars = {{"range", "shadowed"}, {"messages", json::array({1, 2})}, {"unused", 1}};
+  for (const auto& [src, want] : cases) {
+    auto t = ocml::chat_template::compile(src);
+    ASSERT_TRUE(t) << src << ": " << t.error().message;
+    const auto got = t->render(vars, {});
+    ASSERT_TRUE(got) << src << ": " << got.error().message;
+    EXPECT_EQ(*got, want) << src;
+  }
+  // A request object read, then dumped: built once, still written as json.dumps writes it.
+  auto t = ocml::chat_template::compile(
+      "{{ messages[0].role }}{{ messages[0]|tojson }}{{ messages[0].role }}"
+      "{{ messages[0] is sameas messages[0] }}");
+  ASSERT_TRUE(t);
+  const auto out =
+      ocml::render_template_json(*t, R"({"messages": [{"role": "user", "content": "a\"b"}]})", {});
+  ASSERT_TRUE(out) << out.error().message;
+  EXPECT_EQ(*out, "user{\"role\": \"user\", \"content\": \"a\\\"b\"}userTrue");
+}

@@ -3,8 +3,12 @@
 // interpreter (template/interpreter.hpp).
 #pragma once
 
+#include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
+#include <string_view>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -41,8 +45,9 @@ struct literal final : expr {
 };
 struct name_ref final : expr {
   std::string name;
-  value missing_owner;  ///< Undefined, naming `name`
-  value missing;        ///< value::borrow(missing_owner): what an unknown name evaluates to
+  std::uint32_t id = 0;  ///< the program's id of `name` (program::names)
+  value missing_owner;   ///< Undefined, naming `name`
+  value missing;         ///< value::borrow(missing_owner): what an unknown name evaluates to
   value eval(interpreter& in) const override;
   const value& ref(interpreter& in, value& tmp) const override;
   [[nodiscard]] bool pure() const override { return true; }
@@ -59,6 +64,7 @@ struct dict_expr final : expr {
 struct attr_expr final : expr {
   expr_ptr obj;
   std::string name;
+  bool dict_method = false;  ///< `name` is a dict's method, which comes before its key
   value eval(interpreter& in) const override;
   const value& ref(interpreter& in, value& tmp) const override;
   [[nodiscard]] bool pure() const override { return obj->pure(); }
@@ -162,6 +168,7 @@ struct if_node final : node {
 /// An assignment target: a name, `ns.attr`, or a tuple of names.
 struct target {
   std::vector<std::string> names;  // several: tuple unpacking
+  std::vector<std::uint32_t> ids;  // the program's id of each name
   std::string attr;                // set: names[0] is the namespace
 };
 struct for_node final : node {
@@ -185,7 +192,9 @@ struct set_block_node final : node {
 };
 struct macro_node final : node {
   std::string name;
+  std::uint32_t id = 0;                                  ///< of `name`
   std::vector<std::pair<std::string, expr_ptr>> params;  // default may be null
+  std::vector<std::uint32_t> param_ids;
   body content;
   bool uses_caller = false, uses_varargs = false, uses_kwargs = false;
   void exec(interpreter& in) const override;
@@ -206,16 +215,45 @@ struct loop_control_node final : node {
 };
 struct scope_node final : node {  // {% generation %}, {% with %}: the body in a scope
   std::vector<std::pair<std::string, expr_ptr>> assigns;
+  std::vector<std::uint32_t> assign_ids;
   bool new_scope = false;
   bool generation = false;  // {% generation %}: its output's span is recorded
   body content;
   void exec(interpreter& in) const override;
 };
 
+/// The ids of the names the engine binds itself, the same in every program.
+inline constexpr std::uint32_t kLoopId = 0;
+inline constexpr std::uint32_t kVarargsId = 1;
+inline constexpr std::uint32_t kKwargsId = 2;
+inline constexpr std::uint32_t kCallerId = 3;
+
+/// A template's names, each given a small id when the template is parsed: scopes store
+/// and compare ids, not text. A name the template never writes cannot be read by it, so a
+/// render's globals of other names are left out.
+class name_table {
+ public:
+  name_table();
+  /// The id of `name`, given one if it has none.
+  std::uint32_t id(std::string_view name);
+  /// The id of `name`, or null when the template never names it.
+  [[nodiscard]] const std::uint32_t* find(std::string_view name) const;
+
+ private:
+  struct hash {
+    using is_transparent = void;
+    std::size_t operator()(std::string_view s) const noexcept {
+      return std::hash<std::string_view>{}(s);
+    }
+  };
+  std::unordered_map<std::string, std::uint32_t, hash, std::equal_to<>> ids_;
+};
+
 /// A parsed template.
 struct program {
   std::string source;
   body content;
+  name_table names;
   /// Where each line of `source` starts, for the line:column of a run-time error (every
   /// failing line of a batch asks).
   std::vector<std::size_t> line_starts;

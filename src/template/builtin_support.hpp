@@ -14,7 +14,9 @@
 
 namespace ocml::tmpl::builtin {
 
-inline value fn(std::string_view name, std::function<value(interpreter&, call_args&)> f) {
+/// A built-in function named `name` calling `f` (a lambda of value(interpreter&, call_args&)).
+template <class F>
+value fn(std::string_view name, F f) {
   return value(object_ptr(make_rc<function_object>(std::string(name), std::move(f))));
 }
 

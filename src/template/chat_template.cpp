@@ -153,7 +153,7 @@ result<chat_template> chat_template::compile(std::string_view source) {
 
 namespace {
 
-result<std::string> run(const tmpl::program& p, const tmpl::frame& globals,
+result<std::string> run(const tmpl::program& p, const tmpl::named_values& globals,
                         const template_render_options& options) {
   std::string out;
   std::optional<tmpl::interpreter> in;
@@ -178,7 +178,7 @@ result<std::string> run(const tmpl::program& p, const tmpl::frame& globals,
 // replaces an earlier one), whether it asks to continue its final message, and that
 // message's content.
 struct prepared {
-  tmpl::frame globals;
+  tmpl::named_values globals;
   bool has_tools = false;
   bool cont = false;
   tmpl::value final_content;
@@ -245,7 +245,7 @@ result<prepared> prepare(std::string_view json_text, const template_json_options
 result<std::string> chat_template::render(const json& variables,
                                           const template_render_options& options) const {
   if (!prog_) return make_error(error_code::internal, "render of an empty chat_template");
-  tmpl::frame globals;
+  tmpl::named_values globals;
   if (variables.is_object()) {
     for (const auto& [k, v] : variables.items()) globals.vars.emplace_back(k, tmpl::from_json(v));
   }

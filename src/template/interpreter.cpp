@@ -13,24 +13,22 @@ namespace ocml::tmpl {
 
 namespace {
 
-// k == name: the size first (most names of a scope differ there), then same_bytes, which
-// compares names of up to 16 bytes inline (a call of memcmp cost more than the lookup).
+// k == name: the size first (most names differ there), then same_bytes, which compares
+// names of up to 16 bytes inline.
 inline bool same_name(const std::string& k, std::string_view name) {
   return k.size() == name.size() && same_bytes(k.data(), name.data(), name.size());
 }
 
 }  // namespace
 
-const value* frame::find(std::string_view name) const {
-  for (const frame* f = this; f != nullptr; f = f->parent) {
-    for (const auto& [k, v] : f->vars) {
-      if (same_name(k, name)) return &v;
-    }
+const value* named_values::find(std::string_view name) const {
+  for (const auto& [k, v] : vars) {
+    if (same_name(k, name)) return &v;
   }
   return nullptr;
 }
 
-void frame::set(std::string_view name, value v) {
+void named_values::set(std::string_view name, value v) {
   for (auto& [k, val] : vars) {
     if (same_name(k, name)) {
       val = std::move(v);
@@ -65,9 +63,14 @@ void check_size_product(std::size_t a, std::size_t b) {
   check_size(__builtin_mul_overflow(a, b, &r) ? static_cast<std::size_t>(-1) : r);
 }
 
-interpreter::interpreter(const program& p, const frame& globals, const limits& l, std::string& out)
+interpreter::interpreter(const program& p, const named_values& globals, const limits& l,
+                         std::string& out)
     : lim(l), prog_(p), scope_(&root_), out_(&out), saved_limits_(running_limits) {
-  root_.parent = &globals;
+  globals_.vars.reserve(globals.vars.size());
+  for (const auto& [name, v] : globals.vars) {
+    if (const std::uint32_t* id = p.names.find(name)) globals_.set(*id, v);
+  }
+  root_.parent = &globals_;
   top_out_ = &out;
   running_limits = &lim;
 }
@@ -80,11 +83,9 @@ void interpreter::run() {
   exec_body(prog_.content);
 }
 
-value interpreter::lookup(std::string_view name) const {
-  if (const value* v = scope_->find(name)) return *v;
-  value g = builtin_global(name);
-  if (!g.is_undefined()) return g;
-  return value::undefined(std::string(name));
+value interpreter::lookup(std::uint32_t id) const {
+  if (const value* v = scope_->find(id)) return *v;
+  return value::undefined();
 }
 
 void interpreter::write(std::string_view s) {
@@ -560,7 +561,7 @@ value name_ref::eval(interpreter& in) const {
 }
 
 const value& name_ref::ref(interpreter& in, value& tmp) const {
-  if (const value* v = in.scope()->find(name)) return *v;
+  if (const value* v = in.scope()->find(id)) return *v;
   tmp = builtin_global(name);
   if (!tmp.is_undefined()) return tmp;
   return missing;  // no allocation: an unknown name is often asked for (`x is defined`)
@@ -599,7 +600,7 @@ const value& attr_expr::ref(interpreter& in, value& tmp) const {
   value keep;  // what keeps `o` alive when it is not stored anywhere
   const value& o = obj->ref(in, keep);
   // A dict's key, unless a method of that name comes first (get_attr's order).
-  if (o.is_dict() && !builtin::dict_has_method(name)) {
+  if (o.is_dict() && !dict_method) {
     if (const value* v = o.map().find(std::string_view(name))) {
       tmp = std::move(keep);
       return *v;
@@ -857,7 +858,7 @@ namespace {
 // Binds `t` (a name or a tuple of names) to `v`.
 void bind(interpreter& in, const target& t, const value& v) {
   if (t.names.size() == 1) {
-    in.assign(t.names[0], v);
+    in.assign(t.ids[0], v);
     return;
   }
   const list items = iterate(v);
@@ -868,7 +869,7 @@ void bind(interpreter& in, const target& t, const value& v) {
                    ", got " + std::to_string(items.size()) + ")"
              : "too many values to unpack (expected " + std::to_string(t.names.size()) + ")");
   }
-  for (std::size_t i = 0; i < items.size(); ++i) in.assign(t.names[i], items[i]);
+  for (std::size_t i = 0; i < items.size(); ++i) in.assign(t.ids[i], items[i]);
 }
 
 struct loop_object final : object {
@@ -942,7 +943,7 @@ void for_node::exec(interpreter& in) const {
     loop->index0 = i;
     g.f.vars.resize(bound);
     bind(in, vars, (*loop->items)[i]);
-    in.assign("loop", loop_value);
+    in.assign(kLoopId, loop_value);
     if (bound == 0) bound = g.f.vars.size();
     in.exec_body(loop_body);
     if (in.control == interpreter::flow::break_) {
@@ -960,7 +961,7 @@ void assign_target(interpreter& in, const target& to, const value& v) {
     bind(in, to, v);
     return;
   }
-  const value ns = in.lookup(to.names[0]);
+  const value ns = in.lookup(to.ids[0]);
   if (!ns.is_object() || dynamic_cast<const namespace_object*>(ns.obj()) == nullptr) {
     fail(error_code::template_type, "cannot assign attribute on non-namespace object");
   }
@@ -980,6 +981,8 @@ void set_block_node::exec(interpreter& in) const {
 }
 
 namespace {
+
+constexpr std::uint32_t kNoId = static_cast<std::uint32_t>(-1);
 
 struct macro_object final : object {
   const macro_node* def = nullptr;
@@ -1015,7 +1018,7 @@ struct macro_object final : object {
     list varargs;
     for (std::size_t i = 0; i < args.positional.size(); ++i) {
       if (i < ps.size()) {
-        in.assign(ps[i].first, args.positional[i]);
+        in.assign(def->param_ids[i], args.positional[i]);
       } else {
         varargs.push_back(args.positional[i]);
       }
@@ -1026,12 +1029,12 @@ struct macro_object final : object {
     // filled; any other (a parameter given twice included) goes to `kwargs`, or is an
     // error, which comes before the error of too many positional arguments.
     for (auto& [k, v] : args.keyword) {
-      bool param = k == "caller" && def->uses_caller;
-      for (std::size_t i = args.positional.size(); i < ps.size(); ++i) {
-        param = param || ps[i].first == k;
+      std::uint32_t id = k == "caller" && def->uses_caller ? kCallerId : kNoId;
+      for (std::size_t i = args.positional.size(); i < ps.size() && id == kNoId; ++i) {
+        if (ps[i].first == k) id = def->param_ids[i];
       }
-      if (param) {
-        in.assign(k, v);
+      if (id != kNoId) {
+        in.assign(id, v);
       } else if (def->uses_kwargs) {
         kwargs->set(value(k), v);
       } else {
@@ -1043,16 +1046,16 @@ struct macro_object final : object {
                  " argument(s)");
     }
     for (std::size_t i = args.positional.size(); i < ps.size(); ++i) {
-      if (in.scope()->vars.end() !=
-          std::find_if(in.scope()->vars.begin(), in.scope()->vars.end(),
-                       [&](const auto& v) { return v.first == ps[i].first; })) {
+      const std::uint32_t id = def->param_ids[i];
+      if (in.scope()->vars.end() != std::find_if(in.scope()->vars.begin(), in.scope()->vars.end(),
+                                                 [id](const auto& v) { return v.first == id; })) {
         continue;
       }
-      in.assign(ps[i].first, ps[i].second ? ps[i].second->eval(in) : value::undefined(ps[i].first));
+      in.assign(id, ps[i].second ? ps[i].second->eval(in) : value::undefined(ps[i].first));
     }
-    if (def->uses_varargs) in.assign("varargs", make_tuple(std::move(varargs)));
-    if (def->uses_kwargs) in.assign("kwargs", value(dict_ptr(std::move(kwargs))));
-    if (!caller.is_undefined()) in.assign("caller", caller);
+    if (def->uses_varargs) in.assign(kVarargsId, make_tuple(std::move(varargs)));
+    if (def->uses_kwargs) in.assign(kKwargsId, value(dict_ptr(std::move(kwargs))));
+    if (!caller.is_undefined()) in.assign(kCallerId, caller);
     std::string out = in.capture(def->content);
     in.control = interpreter::flow::normal;
     return value(std::move(out));
@@ -1065,7 +1068,7 @@ void macro_node::exec(interpreter& in) const {
   auto m = make_rc<macro_object>();
   m->def = this;
   m->parent = in.scope();
-  in.assign(name, value(object_ptr(std::move(m))));
+  in.assign(id, value(object_ptr(std::move(m))));
 }
 
 void call_block_node::exec(interpreter& in) const {
@@ -1113,7 +1116,7 @@ void scope_node::exec(interpreter& in) const {
   std::vector<value> vals;
   for (const auto& [k, e] : assigns) vals.push_back(e->eval(in));
   interpreter::scope_guard g(in, in.scope());
-  for (std::size_t i = 0; i < assigns.size(); ++i) in.assign(assigns[i].first, vals[i]);
+  for (std::size_t i = 0; i < assigns.size(); ++i) in.assign(assign_ids[i], vals[i]);
   in.exec_body(content);
 }
 

@@ -16,12 +16,36 @@ namespace ocml::tmpl {
 
 using limits = template_limits;
 
-/// Variables of one scope, in assignment order (scopes are small).
-struct frame {
+/// Values by name, before the template that reads them is known: a render's globals
+/// (a later set of a name replaces the value).
+struct named_values {
   std::vector<std::pair<std::string, value>> vars;
-  const frame* parent = nullptr;
   [[nodiscard]] const value* find(std::string_view name) const;
   void set(std::string_view name, value v);
+};
+
+/// Variables of one scope, in assignment order (scopes are small), by the program's id of
+/// their name (name_table): a lookup compares integers.
+struct frame {
+  std::vector<std::pair<std::uint32_t, value>> vars;
+  const frame* parent = nullptr;
+  [[nodiscard]] const value* find(std::uint32_t id) const {
+    for (const frame* f = this; f != nullptr; f = f->parent) {
+      for (const auto& [k, v] : f->vars) {
+        if (k == id) return &v;
+      }
+    }
+    return nullptr;
+  }
+  void set(std::uint32_t id, value v) {
+    for (auto& [k, val] : vars) {
+      if (k == id) {
+        val = std::move(v);
+        return;
+      }
+    }
+    vars.emplace_back(id, std::move(v));
+  }
 };
 
 /// Raises E-LIMIT-EXCEEDED when a value of `bytes` is beyond the running template's
@@ -34,7 +58,8 @@ void check_size_product(std::size_t a, std::size_t b);
 
 class interpreter {
  public:
-  interpreter(const program& p, const frame& globals, const limits& l, std::string& out);
+  /// Renders `p` into `out`. Of `globals`, the names `p` reads are kept.
+  interpreter(const program& p, const named_values& globals, const limits& l, std::string& out);
   ~interpreter();
   interpreter(const interpreter&) = delete;
   interpreter& operator=(const interpreter&) = delete;
@@ -45,8 +70,8 @@ class interpreter {
   [[nodiscard]] std::size_t statement_pos() const noexcept { return stmt_pos_; }
 
   // ---- used by the nodes ----
-  [[nodiscard]] value lookup(std::string_view name) const;
-  void assign(std::string_view name, value v) { scope_->set(name, std::move(v)); }
+  [[nodiscard]] value lookup(std::uint32_t id) const;
+  void assign(std::uint32_t id, value v) { scope_->set(id, std::move(v)); }
   void write(std::string_view s);
   void step();  ///< one loop iteration or call: counted against max_steps
   void exec_body(const body& b);
@@ -85,6 +110,7 @@ class interpreter {
  private:
   std::string* top_out_ = nullptr;
   const program& prog_;
+  frame globals_;
   frame root_;
   frame* scope_;
   std::string* out_;

@@ -21,6 +21,7 @@ class parser {
   std::unique_ptr<program> run() {
     auto p = std::make_unique<program>();
     p->content = subparse({});
+    p->names = std::move(names_);
     if (cur().kind != tok::eof) error(cur().pos, "unexpected tag");
     p->source = std::move(src_);
     p->line_starts.push_back(0);
@@ -184,6 +185,7 @@ class parser {
     target t;
     const bool paren = skip_op("(");
     t.names.push_back(expect_name());
+    t.ids.push_back(names_.id(t.names.back()));
     if (allow_attr && skip_op(".")) {
       t.attr = expect_name();
       return t;
@@ -191,6 +193,7 @@ class parser {
     while (skip_op(",")) {
       if (cur().kind != tok::name) break;
       t.names.push_back(expect_name());
+      t.ids.push_back(names_.id(t.names.back()));
     }
     if (paren) expect_op(")");
     return t;
@@ -253,6 +256,7 @@ class parser {
       std::string name = expect_name();
       expr_ptr def;
       if (skip_op("=")) def = expression();
+      m.param_ids.push_back(names_.id(name));
       m.params.emplace_back(std::move(name), std::move(def));
     }
   }
@@ -270,6 +274,7 @@ class parser {
   node_ptr parse_macro() {
     auto n = std::make_unique<macro_node>();
     n->name = expect_name();
+    n->id = names_.id(n->name);
     macro_params(*n);
     expect_block_end();
     const std::size_t from = i_;
@@ -287,6 +292,7 @@ class parser {
     auto n = std::make_unique<call_block_node>();
     n->caller = std::make_shared<macro_node>();
     n->caller->name = "caller";
+    n->caller->id = kCallerId;
     if (is_op("(")) macro_params(*n->caller);
     expr_ptr e = expression();
     auto* c = dynamic_cast<call_expr*>(e.get());
@@ -317,6 +323,7 @@ class parser {
     while (n->new_scope && cur().kind == tok::name) {
       std::string v = expect_name();
       expect_op("=");
+      n->assign_ids.push_back(names_.id(v));
       n->assigns.emplace_back(std::move(v), expression());
       if (!skip_op(",")) break;
     }
@@ -490,6 +497,7 @@ class parser {
       if (t.text == "none" || t.text == "None") return lit(t.pos, value(none_t{}));
       auto n = make<name_ref>(t.pos);
       n->name = t.text;
+      n->id = names_.id(n->name);
       n->missing_owner = value::undefined(n->name);
       n->missing = value::borrow(n->missing_owner);
       return n;
@@ -600,6 +608,7 @@ class parser {
           continue;
         }
         n->name = expect_name();
+        n->dict_method = builtin::dict_has_method(n->name);
         e = std::move(n);
       } else if (is_op("[")) {
         ++i_;
@@ -694,6 +703,7 @@ class parser {
   std::vector<token> t_;
   std::size_t i_ = 0;
   std::size_t loops_ = 0;
+  name_table names_;
   // Nesting of expressions and statements: parsing, evaluating and freeing a template
   // recurse on it, so it is bounded (Jinja2 stops at Python's recursion limit).
   static constexpr std::size_t kMaxNesting = 200;
@@ -749,6 +759,23 @@ std::string program::position(std::size_t pos) const {
   const auto it = std::upper_bound(line_starts.begin(), line_starts.end(), pos) - 1;
   const std::size_t line = static_cast<std::size_t>(it - line_starts.begin()) + 1;
   return std::to_string(line) + ":" + std::to_string(pos - *it + 1);
+}
+
+name_table::name_table() {
+  // The engine's own names first, at their fixed ids.
+  for (const std::string_view n : {"loop", "varargs", "kwargs", "caller"}) id(n);
+}
+
+std::uint32_t name_table::id(std::string_view name) {
+  if (const auto it = ids_.find(name); it != ids_.end()) return it->second;
+  const auto next = static_cast<std::uint32_t>(ids_.size());
+  ids_.emplace(std::string(name), next);
+  return next;
+}
+
+const std::uint32_t* name_table::find(std::string_view name) const {
+  const auto it = ids_.find(name);
+  return it == ids_.end() ? nullptr : &it->second;
 }
 
 std::unique_ptr<program> parse_template(std::string_view source) {

@@ -395,8 +395,8 @@ const dict& view_map(const value_data& v) {
 const dict& value_data::built_map() const {
   const dict& m = view_map(*this);
   p_ = rc<const void>(rc<const void>(), &m);  // the document's `built` keeps it
-  view_ = false;
-  built_ = true;
+  t_.view = false;
+  t_.built = true;
   return m;
 }
 

@@ -9,7 +9,9 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <cstddef>
 #include <cstring>
+#include <type_traits>
 
 #include "interchange/pyjson.hpp"
 #include "ocml/text_buffer.hpp"
@@ -17,6 +19,13 @@
 #include "template/interpreter.hpp"
 
 namespace ocml::tmpl {
+
+// value::copy_meta moves the flags and depth as one block laid out as value::meta.
+static_assert(std::is_standard_layout_v<value>);
+static_assert(offsetof(value, tuple) == offsetof(value, safe) + 1 &&
+              offsetof(value, group) == offsetof(value, safe) + 2 &&
+              offsetof(value, depth) == offsetof(value, safe) + 4 &&
+              sizeof(value) == offsetof(value, safe) + 8);
 
 value value::borrow(const value& owner) {
   value x = owner;

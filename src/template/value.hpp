@@ -6,10 +6,12 @@
 #pragma once
 
 #include <array>
+#include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <functional>
 #include <memory>
+#include <new>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -85,47 +87,53 @@ class value_data;
 class value_data {
  public:
   value_data() = default;
-  value_data(undefined_t u) : p_(std::move(u.info)) {}     // NOLINT(google-explicit-constructor)
-  value_data(none_t /*n*/) : tag_(1) {}                    // NOLINT(google-explicit-constructor)
-  value_data(bool b) : tag_(2) { s_.b = b; }               // NOLINT(google-explicit-constructor)
-  value_data(std::int64_t i) : tag_(3) { s_.i = i; }       // NOLINT(google-explicit-constructor)
-  value_data(double d) : tag_(4) { s_.d = d; }             // NOLINT(google-explicit-constructor)
-  value_data(str_ptr p) : p_(std::move(p)), tag_(5) {}     // NOLINT(google-explicit-constructor)
-  value_data(list_ptr p) : p_(std::move(p)), tag_(6) {}    // NOLINT(google-explicit-constructor)
-  value_data(dict_ptr p) : p_(std::move(p)), tag_(7) {}    // NOLINT(google-explicit-constructor)
-  value_data(object_ptr p) : p_(std::move(p)), tag_(8) {}  // NOLINT(google-explicit-constructor)
+  value_data(undefined_t u) : p_(std::move(u.info)) {}  // NOLINT(google-explicit-constructor)
+  value_data(none_t /*n*/) : t_{scalar{}, 1} {}         // NOLINT(google-explicit-constructor)
+  value_data(bool b) : t_{scalar{}, 2} { t_.s.b = b; }  // NOLINT(google-explicit-constructor)
+  value_data(std::int64_t i) : t_{scalar{}, 3} {
+    t_.s.i = i;
+  }                                                       // NOLINT(google-explicit-constructor)
+  value_data(double d) : t_{scalar{}, 4} { t_.s.d = d; }  // NOLINT(google-explicit-constructor)
+  value_data(str_ptr p)
+      : p_(std::move(p)), t_{scalar{}, 5} {}  // NOLINT(google-explicit-constructor)
+  value_data(list_ptr p)
+      : p_(std::move(p)), t_{scalar{}, 6} {}  // NOLINT(google-explicit-constructor)
+  value_data(dict_ptr p)
+      : p_(std::move(p)), t_{scalar{}, 7} {}  // NOLINT(google-explicit-constructor)
+  value_data(object_ptr p)
+      : p_(std::move(p)), t_{scalar{}, 8} {}  // NOLINT(google-explicit-constructor)
   /// A dict not built yet: the JSON object at `where` of the request document `doc`
   /// (template/request_values.hpp), which outlives the render. Not counted.
   [[nodiscard]] static value_data json_object(const void* doc, std::uint64_t where) {
     value_data x;
     x.p_ = rc<const void>(rc<const void>(), doc);
-    x.s_.i = static_cast<std::int64_t>(where);
-    x.tag_ = 7;
-    x.view_ = true;
+    x.t_.s.i = static_cast<std::int64_t>(where);
+    x.t_.tag = 7;
+    x.t_.view = true;
     return x;
   }
 
-  [[nodiscard]] std::size_t index() const noexcept { return tag_; }
-  [[nodiscard]] bool b() const noexcept { return s_.b; }
-  [[nodiscard]] std::int64_t i() const noexcept { return s_.i; }
-  [[nodiscard]] double d() const noexcept { return s_.d; }
+  [[nodiscard]] std::size_t index() const noexcept { return t_.tag; }
+  [[nodiscard]] bool b() const noexcept { return t_.s.b; }
+  [[nodiscard]] std::int64_t i() const noexcept { return t_.s.i; }
+  [[nodiscard]] double d() const noexcept { return t_.s.d; }
   /// The string, list, dict, object or Undefined's message held (null for a scalar).
   [[nodiscard]] const void* raw() const noexcept { return p_.get(); }
   [[nodiscard]] const std::string& str() const { return *static_cast<const std::string*>(raw()); }
   [[nodiscard]] const list& lst() const { return *static_cast<const list*>(raw()); }
   [[nodiscard]] const dict& map() const {
-    return view_ ? built_map() : *static_cast<const dict*>(raw());
+    return t_.view ? built_map() : *static_cast<const dict*>(raw());
   }
   /// A dict of the request not built yet (json_object), and where it stands.
-  [[nodiscard]] bool view() const noexcept { return view_; }
+  [[nodiscard]] bool view() const noexcept { return t_.view; }
   /// A request's JSON object, built or not: where() says where it stands in the thread's
   /// request document.
-  [[nodiscard]] bool from_request() const noexcept { return view_ || built_; }
-  [[nodiscard]] std::uint64_t where() const noexcept { return static_cast<std::uint64_t>(s_.i); }
+  [[nodiscard]] bool from_request() const noexcept { return t_.view || t_.built; }
+  [[nodiscard]] std::uint64_t where() const noexcept { return static_cast<std::uint64_t>(t_.s.i); }
   /// The same list, dict or object: the same storage (for a view, the same JSON object).
   [[nodiscard]] bool same(const value_data& o) const {
-    if (view_ != o.view_) return &map() == &o.map();  // one copy was built through already
-    return p_.get() == o.p_.get() && (!view_ || s_.i == o.s_.i);
+    if (t_.view != o.t_.view) return &map() == &o.map();  // one copy was built through already
+    return p_.get() == o.p_.get() && (!t_.view || t_.s.i == o.t_.s.i);
   }
   [[nodiscard]] object* obj() const {
     return const_cast<object*>(static_cast<const object*>(raw()));  // NOLINT
@@ -151,14 +159,20 @@ class value_data {
   const dict& built_map() const;
 
   mutable rc<const void> p_;
+  // All but the pointer in one trivially copied block, so that a copy or move of a value
+  // is a few word moves (member by member, the compiler moved each flag byte apart).
   union scalar {
     bool b;
     std::int64_t i;
     double d;
-  } s_{};
-  std::uint8_t tag_ = 0;
-  mutable bool view_ = false;
-  mutable bool built_ = false;  ///< a view built: p_ is its dict, s_ still says where
+  };
+  struct tail {
+    scalar s{};
+    std::uint8_t tag = 0;
+    bool view = false;
+    bool built = false;  ///< a view built: p_ is its dict, s still says where
+  };
+  mutable tail t_;
 };
 
 /// One value. Strings are UTF-8; their Python length and indices count code points.
@@ -175,6 +189,21 @@ struct value {
   std::uint32_t depth = 0;
 
   value() = default;
+  // Copied and moved as the value_data and one 8-byte block of the flags and depth (member
+  // by member, each flag was a byte moved apart: values are copied all the time).
+  value(const value& o) : v(o.v) { copy_meta(o); }
+  value(value&& o) noexcept : v(std::move(o.v)) { copy_meta(o); }
+  value& operator=(const value& o) {
+    v = o.v;
+    copy_meta(o);
+    return *this;
+  }
+  value& operator=(value&& o) noexcept {
+    v = std::move(o.v);
+    copy_meta(o);
+    return *this;
+  }
+  ~value() = default;
   value(none_t n) : v(n) {}                          // NOLINT(google-explicit-constructor)
   value(bool b) : v(b) {}                            // NOLINT(google-explicit-constructor)
   value(std::int64_t i) : v(i) {}                    // NOLINT(google-explicit-constructor)
@@ -248,6 +277,15 @@ struct value {
   [[nodiscard]] double as_double() const;     ///< bool, int or float
 
  private:
+  struct meta {
+    bool safe, tuple, group;
+    std::uint32_t depth;
+  };
+  void copy_meta(const value& o) noexcept {
+    meta m;
+    std::memcpy(&m, &o.safe, sizeof m);  // safe … depth, laid out as `meta` is
+    std::memcpy(&safe, &m, sizeof m);
+  }
   // Sets `depth` from the items (E-LIMIT-EXCEEDED beyond kMaxValueDepth).
   void measure();
 };
@@ -350,12 +388,40 @@ struct object {
   virtual value call(interpreter& in, call_args& args);
 };
 
+/// A callable `value(interpreter&, call_args&)` held in place: what a built-in function or
+/// bound method captured (its self value and a flag or two, at most kRoom bytes) lives in
+/// the function object itself, where std::function allocated it apart for every method a
+/// template looked up.
+class native_fn {
+ public:
+  static constexpr std::size_t kRoom = 64;
+  template <class F>
+  explicit native_fn(F f) {
+    static_assert(sizeof(F) <= kRoom, "a built-in's captures must fit native_fn::kRoom");
+    static_assert(alignof(F) <= alignof(std::max_align_t), "and be aligned as any object");
+    ::new (static_cast<void*>(buf_)) F(std::move(f));
+    call_ = [](void* p, interpreter& in, call_args& a) -> value {
+      return (*static_cast<F*>(p))(in, a);
+    };
+    drop_ = [](void* p) noexcept { static_cast<F*>(p)->~F(); };
+  }
+  ~native_fn() { drop_(buf_); }
+  native_fn(const native_fn&) = delete;
+  native_fn& operator=(const native_fn&) = delete;
+  value operator()(interpreter& in, call_args& a) { return call_(buf_, in, a); }
+
+ private:
+  alignas(std::max_align_t) unsigned char buf_[kRoom];  // NOLINT(*-avoid-c-arrays)
+  value (*call_)(void*, interpreter&, call_args&);
+  void (*drop_)(void*) noexcept;
+};
+
 /// A built-in function or bound method.
 struct function_object final : object {
   std::string name;
-  std::function<value(interpreter&, call_args&)> fn;
-  function_object(std::string n, std::function<value(interpreter&, call_args&)> f)
-      : name(std::move(n)), fn(std::move(f)) {}
+  native_fn fn;
+  template <class F>
+  function_object(std::string n, F f) : name(std::move(n)), fn(std::move(f)) {}
   [[nodiscard]] std::string_view type_name() const override { return "builtin_function_or_method"; }
   [[nodiscard]] bool callable() const override { return true; }
   value call(interpreter& in, call_args& args) override { return fn(in, args); }
