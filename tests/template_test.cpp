@@ -5,6 +5,7 @@
 // rendering one compiled template from several threads.
 #include <gtest/gtest.h>
 
+#include <array>
 #include <fstream>
 #include <thread>
 
@@ -468,4 +469,37 @@ TEST(Template, NamesBoundByIdRenderAsJinja2) {
       ocml::render_template_json(*t, R"({"messages": [{"role": "user", "content": "a\"b"}]})", {});
   ASSERT_TRUE(out) << out.error().message;
   EXPECT_EQ(*out, "user{\"role\": \"user\", \"content\": \"a\\\"b\"}userTrue");
+}
+
+// An error is kept by the innermost statement and the render returns from there (decision
+// 112): the first error is the one reported, with the failing statement's position, as
+// Jinja2 raises it (messages from Jinja2; positions from the statement).
+TEST(Template, FirstErrorIsReportedFromWhereItWasRaised) {
+  const std::vector<std::array<std::string, 3>> cases = {
+      // In a macro called from an expression that would fail next.
+      {"{% macro m() %}{{ x.y.z }}{% endmacro %}{% for i in [1,2] %}{{ m() ~ (1 + \"a\") }}"
+       "{% endfor %}",
+       "E-TEMPLATE-UNDEFINED", "template 1:16 `{{ x.y.z }}`: 'x' is undefined"},
+      // In a loop, with statements after it that would fail too.
+      {"{% set ns = namespace(a=0) %}{% for i in range(3) %}{% set ns.a = ns.a + 1 %}"
+       "{% if i == 1 %}{{ raise_exception(\"stop at \" ~ ns.a) }}{% endif %}{% endfor %}\n"
+       "{{ 1 + \"b\" }}",
+       "E-TEMPLATE-RAISED", "stop at 2"},
+      // In a call block's body, run by the macro's caller().
+      {"{% macro w() %}[{{ caller() }}]{% endmacro %}{% call w() %}{{ 1 // 0 }}{% endcall %}after",
+       "E-TEMPLATE-TYPE", "template 1:60 `{{ 1 // 0 }}`: integer division or modulo by zero"},
+      // After a set block.
+      {"{% set x %}{{ [1][5] }}{% endset %}{{ x.missing() }}", "E-TEMPLATE-UNDEFINED",
+       "template 1:36 `{{ x.missing() }}`: 'str object' has no attribute 'missing'"},
+  };
+  for (const auto& [src, code, message] : cases) {
+    auto t = ocml::chat_template::compile(src);
+    ASSERT_TRUE(t) << src;
+    for (int round = 0; round < 2; ++round) {  // the interpreter keeps nothing between renders
+      const auto got = t->render(json::object(), {});
+      ASSERT_FALSE(got) << src;
+      EXPECT_EQ(ocml::error_name(got.error().code), code) << src;
+      EXPECT_EQ(got.error().message, message) << src;
+    }
+  }
 }

@@ -46,6 +46,7 @@ class text_buffer {
     return buf_.get() + used_;
   }
   void grow(std::size_t n);
+  bool plain(std::string_view s);  // a short string with nothing to escape, copied
   void escape_with(const void* table, std::string_view s);
 
   std::unique_ptr<char[]> buf_;  // capacity_ bytes, never zero-filled; used_ of them hold text

@@ -157,9 +157,10 @@ inline bool word_needs_escape(std::uint64_t w) {
   return (below_space | zero_byte(w ^ (kOnes * '"')) | zero_byte(w ^ (kOnes * '\\'))) != 0;
 }
 
-// Whether a string of 4 bytes or more holds a byte JSON escapes: 8 bytes a step (the last
-// load overlapping the one before), 4 twice for a string shorter than 8.
-inline bool needs_escape(std::string_view s) {
+// Copies `s` (4 to 63 bytes) to `dst` 8 bytes a step (the last step overlapping the one
+// before; 4 twice below 8) while checking each word; false, with `dst` to be overwritten,
+// when a byte needs escaping. The usual key or short value: one pass, no call.
+inline bool copy_plain(std::string_view s, char* dst) {
   const std::size_t n = s.size();
   if (n < 8) {
     std::uint32_t x = 0;
@@ -167,15 +168,21 @@ inline bool needs_escape(std::string_view s) {
     std::memcpy(&x, s.data(), 4);
     std::memcpy(&y, s.data() + n - 4, 4);
     constexpr std::uint64_t kSpaces = std::uint64_t{0x20202020} << 32;  // never a hit
-    return word_needs_escape(x | kSpaces) || word_needs_escape(y | kSpaces);
+    if (word_needs_escape(x | kSpaces) || word_needs_escape(y | kSpaces)) return false;
+    std::memcpy(dst, &x, 4);
+    std::memcpy(dst + n - 4, &y, 4);
+    return true;
   }
   std::uint64_t w = 0;
   for (std::size_t at = 0; at + 8 < n; at += 8) {
     std::memcpy(&w, s.data() + at, 8);
-    if (word_needs_escape(w)) return true;
+    if (word_needs_escape(w)) return false;
+    std::memcpy(dst + at, &w, 8);
   }
   std::memcpy(&w, s.data() + n - 8, 8);
-  return word_needs_escape(w);
+  if (word_needs_escape(w)) return false;
+  std::memcpy(dst + n - 8, &w, 8);
+  return true;
 }
 
 }  // namespace
@@ -205,14 +212,6 @@ void ocml::text_buffer::grow(std::size_t n) {
 
 void ocml::text_buffer::escape_with(const void* table, std::string_view s) {
   const auto& t = *static_cast<const detail::escape_table*>(table);
-  // Keys and short values without an escape, nearly all of them: one check 8 bytes a step,
-  // one copy.
-  constexpr std::size_t kShort = 64;
-  if (s.size() >= 4 && s.size() < kShort && !detail::needs_escape(s)) {
-    std::memcpy(room(s.size()), s.data(), s.size());
-    used_ += s.size();
-    return;
-  }
   if (s.size() < 16) {  // a byte loop beats the SIMD setup (~1%)
     char* dst = room(detail::kWorst * s.size() + 8);
     char* const start = dst;
@@ -234,10 +233,19 @@ void ocml::text_buffer::escape_with(const void* table, std::string_view s) {
   }
 }
 
+// Keys and short values without an escape, nearly all of them: copied as they are checked,
+// before the general loop (and its setup) is entered.
+bool ocml::text_buffer::plain(std::string_view s) {
+  constexpr std::size_t kShort = 64;
+  if (s.size() < 4 || s.size() >= kShort || !detail::copy_plain(s, room(s.size()))) return false;
+  used_ += s.size();
+  return true;
+}
+
 void ocml::text_buffer::escape(std::string_view s) {
-  escape_with(&detail::kOnce, s);
+  if (!plain(s)) escape_with(&detail::kOnce, s);
 }
 
 void ocml::text_buffer::escape_twice(std::string_view s) {
-  escape_with(&detail::kTwice, s);
+  if (!plain(s)) escape_with(&detail::kTwice, s);
 }

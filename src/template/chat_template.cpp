@@ -161,7 +161,7 @@ result<std::string> run(const tmpl::program& p, const tmpl::named_values& global
     in.emplace(p, globals, options.limits, out);
     in->now = now_of(options.now);
     in->generation_spans = options.generation_spans;
-    in->run();
+    if (const tmpl::template_error* e = in->run()) return from(*e, &p);
   } catch (tmpl::template_error& e) {
     // Where the error does not say, the statement that raised it.
     if (e.pos == static_cast<std::size_t>(-1) && in) e.pos = in->statement_pos();
