@@ -270,6 +270,28 @@ TEST(Template, OneCompiledTemplateRendersFromManyThreads) {
   EXPECT_EQ(got[3], "3333=4");
 }
 
+// The built-in globals (range, dict, namespace, strftime_now) are made once per process and
+// handed out uncounted: renders on many threads call them at once (they raced on the shared
+// functions' counts and freed one, under AddressSanitizer, when each call borrowed anew).
+TEST(Template, BuiltinGlobalsAreSharedSafelyBetweenThreads) {
+  auto t = ocml::chat_template::compile(
+      "{% for i in range(2) %}{{ dict(a=i)|tojson }}{{ namespace(x=i).x }}{% endfor %}"
+      "{{ strftime_now('%Y') }}");
+  ASSERT_TRUE(t);
+  std::vector<std::thread> threads;
+  std::vector<std::string> got(4);
+  for (std::size_t k = 0; k < 4; ++k) {
+    threads.emplace_back([&, k] {
+      for (int rep = 0; rep < 500; ++rep) {
+        auto r = t->render(json::object(), {.now = "2026-01-15T10:30:00"});
+        got[k] = r ? *r : r.error().message;
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  for (const auto& g : got) EXPECT_EQ(g, "{\"a\": 0}0{\"a\": 1}12026");
+}
+
 // The template's constants (strings, a 30-digit integer, the Undefined of an unknown name)
 // are shared by every render and read uncounted: many threads copying, storing and
 // dropping them, and reading a request's shared keys, leave every render exact (the

@@ -301,14 +301,25 @@ value builtin_global(std::string_view name) {
       return value::undefined();
   }
   // Each made once for the process (they hold no state) and handed out uncounted: a call of
-  // namespace() or raise_exception() no longer builds its function first.
-  static const std::array<value, kGlobals.size()> made = [] {
-    std::array<value, kGlobals.size()> m;
-    for (std::size_t i = 0; i < kGlobals.size(); ++i) m[i] = make_global(kGlobals[i]);
-    return m;
+  // namespace() or raise_exception() no longer builds its function first. The uncounted
+  // copies are made once too, with the owners: value::borrow copies its owner (a count up
+  // and down, not atomic), so borrowing on every call from several threads raced on the
+  // owners' counts and freed one (found by Template.OneCompiledTemplateRendersFromManyThreads
+  // under AddressSanitizer). Copying an uncounted value touches no count.
+  struct globals {
+    std::array<value, kGlobals.size()> owners;
+    std::array<value, kGlobals.size()> lent;
+  };
+  static const globals made = [] {
+    globals g;
+    for (std::size_t i = 0; i < kGlobals.size(); ++i) {
+      g.owners[i] = make_global(kGlobals[i]);
+      g.lent[i] = value::borrow(g.owners[i]);
+    }
+    return g;
   }();
   for (std::size_t i = 0; i < kGlobals.size(); ++i) {
-    if (is_text(name, kGlobals[i])) return value::borrow(made[i]);
+    if (is_text(name, kGlobals[i])) return made.lent[i];
   }
   return value::undefined();
 }
