@@ -251,21 +251,30 @@ TEST(Template, NoAccessBeyondTheData) {
   EXPECT_FALSE(ocml::chat_template::compile("{% import 'x' as y %}"));
 }
 
+// Runs `render(k)` `reps` times on each of `n` threads (k = 0..n-1); each thread's last result.
+template <class F>
+std::vector<std::string> on_threads(std::size_t n, int reps, F render) {
+  std::vector<std::thread> threads;
+  std::vector<std::string> got(n);
+  for (std::size_t k = 0; k < n; ++k) {
+    threads.emplace_back([&, k] {
+      for (int rep = 0; rep < reps; ++rep) got[k] = render(k);
+    });
+  }
+  for (auto& th : threads) th.join();
+  return got;
+}
+
 TEST(Template, OneCompiledTemplateRendersFromManyThreads) {
   auto t = ocml::chat_template::compile(
       "{% set ns = namespace(n=0) %}{% for m in messages %}{% set ns.n = ns.n + 1 %}"
       "{{ m.content }}{% endfor %}={{ ns.n }}");
   ASSERT_TRUE(t);
-  std::vector<std::thread> threads;
-  std::vector<std::string> got(4);
-  for (std::size_t k = 0; k < 4; ++k) {
-    threads.emplace_back([&, k] {
-      json msgs = json::array();
-      for (std::size_t i = 0; i <= k; ++i) msgs.push_back({{"content", std::to_string(k)}});
-      for (int rep = 0; rep < 200; ++rep) got[k] = *t->render({{"messages", msgs}});
-    });
-  }
-  for (auto& th : threads) th.join();
+  const auto got = on_threads(4, 200, [&](std::size_t k) {
+    json msgs = json::array();
+    for (std::size_t i = 0; i <= k; ++i) msgs.push_back({{"content", std::to_string(k)}});
+    return *t->render({{"messages", msgs}});
+  });
   EXPECT_EQ(got[0], "0=1");
   EXPECT_EQ(got[3], "3333=4");
 }
@@ -278,17 +287,10 @@ TEST(Template, BuiltinGlobalsAreSharedSafelyBetweenThreads) {
       "{% for i in range(2) %}{{ dict(a=i)|tojson }}{{ namespace(x=i).x }}{% endfor %}"
       "{{ strftime_now('%Y') }}");
   ASSERT_TRUE(t);
-  std::vector<std::thread> threads;
-  std::vector<std::string> got(4);
-  for (std::size_t k = 0; k < 4; ++k) {
-    threads.emplace_back([&, k] {
-      for (int rep = 0; rep < 500; ++rep) {
-        auto r = t->render(json::object(), {.now = "2026-01-15T10:30:00"});
-        got[k] = r ? *r : r.error().message;
-      }
-    });
-  }
-  for (auto& th : threads) th.join();
+  const auto got = on_threads(4, 500, [&](std::size_t /*k*/) {
+    auto r = t->render(json::object(), {.now = "2026-01-15T10:30:00"});
+    return r ? *r : r.error().message;
+  });
   for (const auto& g : got) EXPECT_EQ(g, "{\"a\": 0}0{\"a\": 1}12026");
 }
 

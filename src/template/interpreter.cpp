@@ -11,26 +11,16 @@
 
 namespace ocml::tmpl {
 
-namespace {
-
-// k == name: the size first (most names differ there), then same_bytes, which compares
-// names of up to 16 bytes inline.
-inline bool same_name(const std::string& k, std::string_view name) {
-  return k.size() == name.size() && same_bytes(k.data(), name.data(), name.size());
-}
-
-}  // namespace
-
 const value* named_values::find(std::string_view name) const {
   for (const auto& [k, v] : vars) {
-    if (same_name(k, name)) return &v;
+    if (is_text(k, name)) return &v;
   }
   return nullptr;
 }
 
 void named_values::set(std::string_view name, value v) {
   for (auto& [k, val] : vars) {
-    if (same_name(k, name)) {
+    if (is_text(k, name)) {
       val = std::move(v);
       return;
     }
@@ -317,15 +307,9 @@ double to_float(const value& v) {
   return v.is_float() ? v.as_double() : int_to_double(v);
 }
 
-// op == text, for the one- and two-byte operators the parser makes (inline: a call of
-// string_view's compare for each cost more than the arithmetic).
-inline bool is_op(std::string_view op, std::string_view text) {
-  return op.size() == text.size() && op[0] == text[0] && (op.size() == 1 || op[1] == text[1]);
-}
-
 value arith(std::string_view op, const value& l, const value& r) {
   const bool fl = l.is_float() || r.is_float();
-  if (is_op(op, "/")) {
+  if (is_text(op, "/")) {
     const double b = to_float(r);
     if (b == 0.0) fail(error_code::template_type, "division by zero");
     return value(to_float(l) / b);
@@ -333,17 +317,17 @@ value arith(std::string_view op, const value& l, const value& r) {
   if (fl) {
     const double a = to_float(l);
     const double b = to_float(r);
-    if (is_op(op, "+")) return value(a + b);
-    if (is_op(op, "-")) return value(a - b);
-    if (is_op(op, "*")) return value(a * b);
-    if (is_op(op, "**")) return value(std::pow(a, b));
+    if (is_text(op, "+")) return value(a + b);
+    if (is_text(op, "-")) return value(a - b);
+    if (is_text(op, "*")) return value(a * b);
+    if (is_text(op, "**")) return value(std::pow(a, b));
     if (b == 0.0) fail(error_code::template_type, "float divmod()");
     const double q = std::floor(a / b);
-    if (is_op(op, "//")) return value(q);
+    if (is_text(op, "//")) return value(q);
     return value(a - q * b);  // %
   }
   if (is_bigint(l) || is_bigint(r)) {
-    if (is_op(op, "**") && int_compare(r, value(0)) < 0)
+    if (is_text(op, "**") && int_compare(r, value(0)) < 0)
       return value(std::pow(to_float(l), to_float(r)));
     return int_arith(op, l, r);
   }
@@ -351,10 +335,13 @@ value arith(std::string_view op, const value& l, const value& r) {
   const std::int64_t a = l.as_int();
   const std::int64_t b = r.as_int();
   std::int64_t res = 0;
-  if (is_op(op, "+")) return __builtin_add_overflow(a, b, &res) ? int_arith(op, l, r) : value(res);
-  if (is_op(op, "-")) return __builtin_sub_overflow(a, b, &res) ? int_arith(op, l, r) : value(res);
-  if (is_op(op, "*")) return __builtin_mul_overflow(a, b, &res) ? int_arith(op, l, r) : value(res);
-  if (is_op(op, "**")) {
+  if (is_text(op, "+"))
+    return __builtin_add_overflow(a, b, &res) ? int_arith(op, l, r) : value(res);
+  if (is_text(op, "-"))
+    return __builtin_sub_overflow(a, b, &res) ? int_arith(op, l, r) : value(res);
+  if (is_text(op, "*"))
+    return __builtin_mul_overflow(a, b, &res) ? int_arith(op, l, r) : value(res);
+  if (is_text(op, "**")) {
     if (b < 0) return value(std::pow(static_cast<double>(a), static_cast<double>(b)));
     std::int64_t acc = 1;
     for (std::int64_t i = 0; i < b; ++i) {
@@ -368,7 +355,7 @@ value arith(std::string_view op, const value& l, const value& r) {
   if (a == INT64_MIN && b == -1) return int_arith(op, l, r);
   std::int64_t q = a / b;
   if ((a % b != 0) && ((a < 0) != (b < 0))) --q;  // floor
-  if (is_op(op, "//")) return value(q);
+  if (is_text(op, "//")) return value(q);
   return value(a - q * b);
 }
 
@@ -789,10 +776,10 @@ bool compare(std::string_view op, const value& left, const value& right) {
   }
   check_defined(left);
   check_defined(right);
-  if (is_op(op, "<")) return less(left, right);
-  if (is_op(op, ">")) return less(right, left);
-  if (is_op(op, "<=")) return !less(right, left);
-  if (is_op(op, ">=")) return !less(left, right);
+  if (is_text(op, "<")) return less(left, right);
+  if (is_text(op, ">")) return less(right, left);
+  if (is_text(op, "<=")) return !less(right, left);
+  if (is_text(op, ">=")) return !less(left, right);
   return false;
 }
 
