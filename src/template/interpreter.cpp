@@ -19,13 +19,46 @@ const value* named_values::find(std::string_view name) const {
 }
 
 void named_values::set(std::string_view name, value v) {
-  for (auto& [k, val] : vars) {
-    if (is_text(k, name)) {
-      val = std::move(v);
+  if (index_.empty() && vars.size() >= kIndexFrom) {
+    for (std::size_t i = 0; i < vars.size(); ++i) index_.emplace(vars[i].first, i);
+  }
+  if (!index_.empty()) {
+    const auto [it, added] = index_.emplace(std::string(name), vars.size());
+    if (!added) {
+      vars[it->second].second = std::move(v);
       return;
+    }
+  } else {
+    for (auto& [k, val] : vars) {
+      if (is_text(k, name)) {
+        val = std::move(v);
+        return;
+      }
     }
   }
   vars.emplace_back(std::string(name), std::move(v));
+}
+
+// A scope past kIndexFrom variables, or one that is indexed already.
+void frame::set_indexed(std::uint32_t id, value v) {
+  if (value* at = const_cast<value*>(own(id))) {  // NOLINT(*-const-cast): our own storage
+    *at = std::move(v);
+    return;
+  }
+  vars_.emplace_back(id, std::move(v));
+  for (std::size_t i = index_.empty() ? 0 : vars_.size() - 1; i < vars_.size(); ++i) {
+    const std::uint32_t k = vars_[i].first;
+    if (k >= index_.size()) index_.resize(static_cast<std::size_t>(k) + 1, 0);
+    index_[k] = static_cast<std::uint32_t>(i + 1);
+  }
+}
+
+void frame::truncate(std::size_t n) {
+  if (n >= vars_.size()) return;
+  if (!index_.empty()) {
+    for (std::size_t i = n; i < vars_.size(); ++i) index_[vars_[i].first] = 0;
+  }
+  vars_.resize(n);
 }
 
 namespace {
@@ -56,7 +89,7 @@ void check_size_product(std::size_t a, std::size_t b) {
 interpreter::interpreter(const program& p, const named_values& globals, const limits& l,
                          std::string& out)
     : lim(l), prog_(p), scope_(&root_), out_(&out), saved_limits_(running_limits) {
-  globals_.vars.reserve(globals.vars.size());
+  globals_.reserve(globals.vars.size());
   for (const auto& [name, v] : globals.vars) {
     if (const std::uint32_t* id = p.names.find(name)) globals_.set(*id, v);
   }
@@ -926,7 +959,7 @@ void for_node::exec(interpreter& in) const {
     interpreter::scope_guard g(in, outer);
     list kept;
     for (const auto& item : *items) {
-      g.f.vars.clear();
+      g.f.truncate(0);
       bind(in, vars, item);
       if (truthy(filter->eval(in))) kept.push_back(item);
     }
@@ -948,10 +981,10 @@ void for_node::exec(interpreter& in) const {
   for (std::size_t i = 0; i < loop->items->size(); ++i) {
     in.step();
     loop->index0 = i;
-    g.f.vars.resize(bound);
+    g.f.truncate(bound);
     bind(in, vars, (*loop->items)[i]);
     in.assign(kLoopId, loop_value);
-    if (bound == 0) bound = g.f.vars.size();
+    if (bound == 0) bound = g.f.size();
     in.exec_body(loop_body);
     if (in.control == interpreter::flow::error) return;
     if (in.control == interpreter::flow::break_) {
@@ -1055,10 +1088,7 @@ struct macro_object final : object {
     }
     for (std::size_t i = args.positional.size(); i < ps.size(); ++i) {
       const std::uint32_t id = def->param_ids[i];
-      if (in.scope()->vars.end() != std::find_if(in.scope()->vars.begin(), in.scope()->vars.end(),
-                                                 [id](const auto& v) { return v.first == id; })) {
-        continue;
-      }
+      if (in.scope()->holds(id)) continue;  // given by keyword
       in.assign(id, ps[i].second ? ps[i].second->eval(in) : value::undefined(ps[i].first));
     }
     if (def->uses_varargs) in.assign(kVarargsId, make_tuple(std::move(varargs)));

@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "ocml/template.hpp"
@@ -18,35 +19,67 @@ namespace ocml::tmpl {
 using limits = template_limits;
 
 /// Values by name, before the template that reads them is known: a render's globals
-/// (a later set of a name replaces the value).
+/// (a later set of a name replaces the value). Past kIndexFrom names, set() finds a name
+/// through an index (a request's chat_template_kwargs may hold 10^5 keys).
 struct named_values {
   std::vector<std::pair<std::string, value>> vars;
   [[nodiscard]] const value* find(std::string_view name) const;
   void set(std::string_view name, value v);
+
+ private:
+  static constexpr std::size_t kIndexFrom = 32;
+  std::unordered_map<std::string, std::size_t> index_;
 };
 
-/// Variables of one scope, in assignment order (scopes are small), by the program's id of
-/// their name (name_table): a lookup compares integers.
-struct frame {
-  std::vector<std::pair<std::uint32_t, value>> vars;
+/// Variables of one scope, in assignment order, by the program's id of their name
+/// (name_table): a lookup compares integers. Scopes are small; one of more than kIndexFrom
+/// variables (a template setting 10^5 names at its top) is indexed by id, so that setting
+/// and finding stay constant-time.
+class frame {
+ public:
   const frame* parent = nullptr;
   [[nodiscard]] const value* find(std::uint32_t id) const {
     for (const frame* f = this; f != nullptr; f = f->parent) {
-      for (const auto& [k, v] : f->vars) {
-        if (k == id) return &v;
-      }
+      if (const value* v = f->own(id)) return v;
     }
     return nullptr;
   }
   void set(std::uint32_t id, value v) {
-    for (auto& [k, val] : vars) {
-      if (k == id) {
-        val = std::move(v);
+    if (index_.empty()) {  // the usual small scope, inline
+      for (auto& [k, val] : vars_) {
+        if (k == id) {
+          val = std::move(v);
+          return;
+        }
+      }
+      if (vars_.size() < kIndexFrom) {
+        vars_.emplace_back(id, std::move(v));
         return;
       }
     }
-    vars.emplace_back(id, std::move(v));
+    set_indexed(id, std::move(v));
   }
+  /// Keeps the first `n` variables (a loop's bound names), drops the rest.
+  void truncate(std::size_t n);
+  /// Whether this scope itself (not its parents) holds `id`.
+  [[nodiscard]] bool holds(std::uint32_t id) const { return own(id) != nullptr; }
+  [[nodiscard]] std::size_t size() const { return vars_.size(); }
+  void reserve(std::size_t n) { vars_.reserve(n); }
+
+ private:
+  static constexpr std::size_t kIndexFrom = 32;
+  void set_indexed(std::uint32_t id, value v);
+  [[nodiscard]] const value* own(std::uint32_t id) const {
+    if (!index_.empty()) {
+      return id < index_.size() && index_[id] != 0 ? &vars_[index_[id] - 1].second : nullptr;
+    }
+    for (const auto& [k, v] : vars_) {
+      if (k == id) return &v;
+    }
+    return nullptr;
+  }
+  std::vector<std::pair<std::uint32_t, value>> vars_;
+  std::vector<std::uint32_t> index_;  // id -> place + 1 (0: not here), once indexed
 };
 
 /// Raises E-LIMIT-EXCEEDED when a value of `bytes` is beyond the running template's
