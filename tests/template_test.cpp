@@ -186,6 +186,9 @@ TEST(Template, ValuesAreBoundedBeforeTheyAreBuilt) {
            "{{ ('x' * 1000)|replace('x', 'y' * 10000) }}",
            "{{ ([1, 2] * 40000)|length }}",
            "{{ ('x' * 1000).join(['y'] * 2000) }}",
+           // A sum written piece by piece is bounded as the string it stands for.
+           "{% set s = 'x' * 600000 %}{{ s + s }}",
+           "{% set s = 'x' * 600000 %}{{ 'a' + s + 'b' + s }}",
        }) {
     auto t = ocml::chat_template::compile(src);
     ASSERT_TRUE(t) << src;
@@ -450,6 +453,22 @@ TEST(Template, NestingIsBoundedWhereValuesAreBuilt) {
   }
 }
 
+namespace {
+
+// Each template of `cases` compiles and renders `vars` to its text.
+void expect_renders(const std::vector<std::pair<std::string, std::string>>& cases,
+                    const json& vars) {
+  for (const auto& [src, want] : cases) {
+    auto t = ocml::chat_template::compile(src);
+    ASSERT_TRUE(t) << src << ": " << t.error().message;
+    const auto got = t->render(vars, {});
+    ASSERT_TRUE(got) << src << ": " << got.error().message;
+    EXPECT_EQ(*got, want) << src;
+  }
+}
+
+}  // namespace
+
 // Names are bound by per-template ids (decision 112): what each case renders is what Python
 // Jinja2 renders, with transformers' tojson (json.dumps) where it is used.
 TEST(Template, NamesBoundByIdRenderAsJinja2) {
@@ -477,13 +496,7 @@ TEST(Template, NamesBoundByIdRenderAsJinja2) {
        "x=1;y=2;1"},
   };
   const json vars = {{"range", "shadowed"}, {"messages", json::array({1, 2})}, {"unused", 1}};
-  for (const auto& [src, want] : cases) {
-    auto t = ocml::chat_template::compile(src);
-    ASSERT_TRUE(t) << src << ": " << t.error().message;
-    const auto got = t->render(vars, {});
-    ASSERT_TRUE(got) << src << ": " << got.error().message;
-    EXPECT_EQ(*got, want) << src;
-  }
+  expect_renders(cases, vars);
   // A request object read, then dumped: built once, still written as json.dumps writes it.
   auto t = ocml::chat_template::compile(
       "{{ messages[0].role }}{{ messages[0]|tojson }}{{ messages[0].role }}"
@@ -525,6 +538,52 @@ TEST(Template, FirstErrorIsReportedFromWhereItWasRaised) {
       EXPECT_EQ(ocml::error_name(got.error().code), code) << src;
       EXPECT_EQ(got.error().message, message) << src;
     }
+  }
+}
+
+// `{{ a + b + c }}` is written piece by piece while every piece is a plain str; any other
+// piece makes it a sum again, in Python's order. Conditions are asked without their value.
+// Expected text and messages from Python Jinja2 (ImmutableSandboxedEnvironment).
+TEST(Template, SumsAndConditionsRenderAsJinja2) {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"{{ 'a' + 'b' + 'c' }}|{{ 1 + 2 + 3 }}|{{ [1] + [2] + [3] }}|{{ '' + '' }}",
+       "abc|6|[1, 2, 3]|"},
+      // Markup in a sum escapes the plain strings on either side of it.
+      {"{{ '<' + '>' + ('&'|safe) }}|{{ ('&'|safe) + '<' + '>' }}", "&lt;&gt;&|&&lt;&gt;"},
+      {"{{ 'a' + messages|length|string + 'b' }}|{{ 'a' + [1, 2]|join + 'b' + messages[0] }}",
+       "a2b|a12bm0"},
+      {"{% set ns = namespace(s='q') %}{{ ns.s + ns.s + 'z' }}{{ messages[0] + 'x' }}", "qqzm0x"},
+      {"{% set d = {'a': 1} %}{{ d.nope is defined }}{{ d.items is defined }}{{ d.a }}"
+       "{{ d.nope }}|",
+       "FalseTrue1|"},
+      {"{{ 'a' if (messages[0] == 'm0' and not messages[1] == 'q') else 'b' }}"
+       "{% if messages|length > 1 or nope %}y{% endif %}{{ 'z' if false }}|"
+       "{{ 0 or '' or 'c' }}{{ 1 and 0 }}{{ not nope }}"
+       "{% for m in messages if m is string and m != 'm0' %}{{ m }}{% endfor %}",
+       "ay|c0Truem1"},
+  };
+  const json vars = {{"messages", json::array({"m0", "m1"})}};
+  expect_renders(cases, vars);
+  const std::vector<std::pair<std::string, std::string>> errors = {
+      {"{{ 'a' + 1 }}", "can only concatenate str (not \"int\") to str"},
+      {"{{ 'x' + nope + 'y' }}", "'nope' is undefined"},
+      // The sum fails before the next piece is evaluated, as in Python.
+      {"{{ 'a' + 1 + nope() }}", "can only concatenate str (not \"int\") to str"},
+      {"{{ 'n' + 1.5 }}", "can only concatenate str (not \"float\") to str"},
+      {"{{ 1 + 'n' }}", "unsupported operand type(s) for +: 'int' and 'str'"},
+      {"{{ 'a' + none }}", "can only concatenate str (not \"NoneType\") to str"},
+      {"{% set d = {'a': 1} %}{{ d.reasoning_content_long_name + 'x' }}",
+       "'dict object' has no attribute 'reasoning_content_long_name'"},
+      {"{% if 1 < 'a' %}x{% endif %}", "'<' not supported between instances of 'int' and 'str'"},
+      {"{% if nope.x %}x{% endif %}", "'nope' is undefined"},
+  };
+  for (const auto& [src, message] : errors) {
+    auto t = ocml::chat_template::compile(src);
+    ASSERT_TRUE(t) << src;
+    const auto got = t->render(vars, {});
+    ASSERT_FALSE(got) << src;
+    EXPECT_NE(got.error().message.find(message), std::string::npos)
+        << src << ": " << got.error().message;
   }
 }
 

@@ -33,6 +33,9 @@ struct expr {
   /// Evaluating it runs no call and changes nothing (a constant, a name, and attributes
   /// and items of those), so it cannot move what another reference points into.
   [[nodiscard]] virtual bool pure() const { return false; }
+  /// Python's bool() of the value, as `if`, `and`, `or`, `not` and `x if c` ask it: a
+  /// comparison, a test or a logical operator answers without making the value.
+  [[nodiscard]] virtual bool test(interpreter& in) const;
 };
 using expr_ptr = std::unique_ptr<expr>;
 
@@ -65,6 +68,8 @@ struct attr_expr final : expr {
   expr_ptr obj;
   std::string name;
   bool dict_method = false;  ///< `name` is a dict's method, which comes before its key
+  value missing_owner;       ///< Undefined: a dict's missing attribute `name`
+  value missing;             ///< value::borrow(missing_owner): no allocation per miss
   value eval(interpreter& in) const override;
   const value& ref(interpreter& in, value& tmp) const override;
   [[nodiscard]] bool pure() const override { return obj->pure(); }
@@ -111,6 +116,7 @@ struct test_expr final : expr {
   arg_list args;
   bool negated = false;
   value eval(interpreter& in) const override;
+  bool test(interpreter& in) const override;
 };
 struct binary_expr final : expr {
   std::string op;  // + - * / // % ** ~
@@ -122,15 +128,18 @@ struct compare_expr final : expr {
   std::vector<std::pair<std::string, expr_ptr>> rest;  // == != < > <= >= in notin
   bool single_pure = false;  ///< `a OP b` with a pure b: neither side is copied
   value eval(interpreter& in) const override;
+  bool test(interpreter& in) const override;
 };
 struct logic_expr final : expr {
   bool is_and = false;
   expr_ptr l, r;
   value eval(interpreter& in) const override;
+  bool test(interpreter& in) const override;
 };
 struct not_expr final : expr {
   expr_ptr e;
   value eval(interpreter& in) const override;
+  bool test(interpreter& in) const override;
 };
 struct unary_expr final : expr {
   bool negative = false;
@@ -158,7 +167,16 @@ struct text_node final : node {
 };
 struct output_node final : node {
   expr_ptr e;
+  /// `e` as the pieces of a sum `a + b + ...` (2 to 16 of them, left to right), or empty:
+  /// strings written one after another rather than summed first (write_sum).
+  std::vector<const expr*> sum;
+  bool sum_pure = false;  ///< every piece is pure: each is read in place, not copied
   void exec(interpreter& in) const override;
+  /// Sets `sum` from `e` (the parser calls it once `e` is parsed).
+  void find_sum();
+
+ private:
+  void write_sum(interpreter& in) const;
 };
 struct if_node final : node {
   std::vector<std::pair<expr_ptr, body>> branches;

@@ -3,6 +3,7 @@
 #include "template/interpreter.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 
 #include "template/bigint.hpp"
@@ -645,6 +646,7 @@ const value& attr_expr::ref(interpreter& in, value& tmp) const {
       tmp = std::move(keep);
       return *v;
     }
+    return missing;  // neither a method nor a key: get_attr's undefined_attr(o, name)
   }
   tmp = get_attr(o, name);
   return tmp;
@@ -759,14 +761,23 @@ value filter_expr::eval(interpreter& in) const {
   return apply(in, arg->ref(in, tmp));
 }
 
+bool expr::test(interpreter& in) const {
+  value tmp;
+  return truthy(ref(in, tmp));
+}
+
 value test_expr::eval(interpreter& in) const {
+  return value(test(in));
+}
+
+bool test_expr::test(interpreter& in) const {
   if (fn == nullptr) fail(error_code::template_type, "No test named '" + name + "' found.");
   value tmp;
   const value& v = args.pure() ? arg->ref(in, tmp) : (tmp = arg->eval(in));
   call_args a;
   eval_args(in, args, a);
   const bool r = fn->fn(in, v, a);
-  return value(negated ? !r : r);
+  return negated ? !r : r;
 }
 
 value binary_expr::eval(interpreter& in) const {
@@ -819,19 +830,23 @@ bool compare(std::string_view op, const value& left, const value& right) {
 }  // namespace
 
 value compare_expr::eval(interpreter& in) const {
+  return value(test(in));
+}
+
+bool compare_expr::test(interpreter& in) const {
   if (single_pure) {  // `a == b`: neither copied
     value a;
     value b;
     const value& left = first->ref(in, a);
-    return value(compare(rest[0].first, left, rest[0].second->ref(in, b)));
+    return compare(rest[0].first, left, rest[0].second->ref(in, b));
   }
   value left = first->eval(in);
   for (const auto& [op, e] : rest) {
     value right = e->eval(in);
-    if (!compare(op, left, right)) return value(false);
+    if (!compare(op, left, right)) return false;
     left = std::move(right);
   }
-  return value(true);
+  return true;
 }
 
 value logic_expr::eval(interpreter& in) const {
@@ -841,9 +856,19 @@ value logic_expr::eval(interpreter& in) const {
   return r->eval(in);
 }
 
+// bool(a and b) is bool(a) and bool(b); bool(a or b), bool(a) or bool(b): each side asked
+// once, in the same order.
+bool logic_expr::test(interpreter& in) const {
+  if (l->test(in) != is_and) return !is_and;
+  return r->test(in);
+}
+
 value not_expr::eval(interpreter& in) const {
-  value tmp;
-  return value(!truthy(e->ref(in, tmp)));
+  return value(test(in));
+}
+
+bool not_expr::test(interpreter& in) const {
+  return !e->test(in);
 }
 
 value unary_expr::eval(interpreter& in) const {
@@ -860,8 +885,7 @@ value unary_expr::eval(interpreter& in) const {
 }
 
 value cond_expr::eval(interpreter& in) const {
-  value tmp;
-  if (truthy(cond->ref(in, tmp))) return then->eval(in);
+  if (cond->test(in)) return then->eval(in);
   if (otherwise) return otherwise->eval(in);
   return value::undefined();
 }
@@ -872,7 +896,62 @@ void text_node::exec(interpreter& in) const {
   in.write(text);
 }
 
+void output_node::find_sum() {
+  constexpr std::size_t kMaxPieces = 16;
+  std::vector<const expr*> pieces;  // right to left
+  const expr* x = e.get();
+  for (auto* b = dynamic_cast<const binary_expr*>(x); b != nullptr && is_text(b->op, "+");
+       b = dynamic_cast<const binary_expr*>(x)) {
+    if (pieces.size() + 2 > kMaxPieces) return;
+    pieces.push_back(b->r.get());
+    x = b->l.get();
+  }
+  if (pieces.empty()) return;
+  pieces.push_back(x);
+  sum.assign(pieces.rbegin(), pieces.rend());
+  sum_pure = std::all_of(sum.begin(), sum.end(), [](const expr* p) { return p->pure(); });
+}
+
+// `{{ a + b + c }}`: each piece evaluated in Python's order; while they are plain strings
+// (not Markup), their sum is their text one after another, checked against max_value as
+// each `+` would check it, and written without being built. At the first piece that is
+// not, the sum goes on as binary_op computes it, from the strings before it joined.
+void output_node::write_sum(interpreter& in) const {
+  constexpr std::size_t kMaxPieces = 16;
+  std::array<value, kMaxPieces> held;
+  std::array<const value*, kMaxPieces> piece{};
+  std::size_t total = 0;
+  for (std::size_t i = 0; i < sum.size(); ++i) {
+    const value& v = sum_pure ? sum[i]->ref(in, held[i]) : (held[i] = sum[i]->eval(in));
+    if (v.is_string() && !v.safe) {
+      if (i > 0) check_size_sum(total, v.str().size());
+      total += v.str().size();
+      piece[i] = &v;
+      continue;
+    }
+    value acc = v;
+    if (i > 0) {
+      std::string joined;
+      joined.reserve(total);
+      for (std::size_t k = 0; k < i; ++k) joined += piece[k]->str();
+      acc = binary_op("+", value(std::move(joined)), v);
+    }
+    for (std::size_t k = i + 1; k < sum.size(); ++k) acc = binary_op("+", acc, sum[k]->eval(in));
+    if (acc.is_string()) {
+      in.write(acc.str());
+    } else {
+      in.write(to_str(acc));
+    }
+    return;
+  }
+  for (std::size_t i = 0; i < sum.size(); ++i) in.write(piece[i]->str());
+}
+
 void output_node::exec(interpreter& in) const {
+  if (!sum.empty()) {
+    write_sum(in);
+    return;
+  }
   value tmp;
   const value& v = e->ref(in, tmp);
   if (v.is_string()) {
@@ -884,8 +963,7 @@ void output_node::exec(interpreter& in) const {
 
 void if_node::exec(interpreter& in) const {
   for (const auto& [cond, b] : branches) {
-    value tmp;
-    if (truthy(cond->ref(in, tmp))) {
+    if (cond->test(in)) {
       in.exec_body(b);
       return;
     }
@@ -961,7 +1039,7 @@ void for_node::exec(interpreter& in) const {
     for (const auto& item : *items) {
       g.f.truncate(0);
       bind(in, vars, item);
-      if (truthy(filter->eval(in))) kept.push_back(item);
+      if (filter->test(in)) kept.push_back(item);
     }
     items = make_rc<const list>(std::move(kept));
   }

@@ -100,6 +100,7 @@ class parser {
         auto n = std::make_unique<output_node>();
         n->pos = t.pos;
         n->e = tuple_or_expr();
+        n->find_sum();
         if (cur().kind != tok::var_end) error(cur().pos, "expected end of print statement" + got());
         ++i_;
         out.push_back(std::move(n));
@@ -609,6 +610,8 @@ class parser {
         }
         n->name = expect_name();
         n->dict_method = builtin::dict_has_method(n->name);
+        n->missing_owner = value::undefined_attr("dict", n->name);
+        n->missing = value::borrow(n->missing_owner);
         e = std::move(n);
       } else if (is_op("[")) {
         ++i_;

@@ -137,8 +137,7 @@ value key_value(std::string_view k) {
   };
   str_ptr& slot =
       slots[(k.size() * 31 + c(0) * 7 + c(k.size() / 2) * 13 + c(k.size() - 1) * 131) % kSlots];
-  if (slot == nullptr || slot->size() != k.size() ||
-      std::char_traits<char>::compare(slot->data(), k.data(), k.size()) != 0) {
+  if (slot == nullptr || !is_text(*slot, k)) {
     slot = make_rc<std::string>(k);  // (non-const: see value_data::sole)
   }
   value x;
@@ -380,11 +379,24 @@ const dict& view_map(const value_data& v) {
   if (const dict* built = d.find(i)) return *built;
   const auto at = static_cast<place>(v.where() >> 32);
   auto m = make_rc<dict>();
-  m->entries.reserve(d.count(i));
+  const std::size_t n = d.count(i);
+  m->entries.reserve(n);
   const std::size_t close = d.end(i) - 1;
+  // The keys seen, told apart on the tape (no walk through the entries' strings): an
+  // object of more keys takes set()'s index.
+  constexpr std::size_t kFew = 16;
+  std::array<std::string_view, kFew> seen;
+  std::size_t used = 0;
   for (std::size_t j = i + 1; j < close; j = d.after(j + 1)) {
     const std::string_view k = d.string(j);
-    m->set(key_value(k), convert(d, j + 1, inner_place(at, k)));  // a repeated key: the last wins
+    bool fresh = n <= kFew && used < kFew;
+    for (std::size_t s = 0; fresh && s < used; ++s) fresh = !is_text(seen[s], k);
+    if (fresh) {
+      seen[used++] = k;
+      m->add_new(key_value(k), convert(d, j + 1, inner_place(at, k)));
+    } else {  // a repeated key (the last wins, in the first's place), or a large object
+      m->set(key_value(k), convert(d, j + 1, inner_place(at, k)));
+    }
   }
   finish_object(*m, at);
   const dict& out = *m;
