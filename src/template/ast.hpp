@@ -167,8 +167,9 @@ struct text_node final : node {
 };
 struct output_node final : node {
   expr_ptr e;
-  /// `e` as the pieces of a sum `a + b + ...` (2 to 16 of them, left to right), or empty:
-  /// strings written one after another rather than summed first (write_sum).
+  static constexpr std::size_t kMaxPieces = 16;
+  /// `e` as the pieces of a sum `a + b + ...` (2 to kMaxPieces of them, left to right), or
+  /// empty: strings written one after another rather than summed first (write_sum).
   std::vector<const expr*> sum;
   bool sum_pure = false;  ///< every piece is pure: each is read in place, not copied
   void exec(interpreter& in) const override;

@@ -897,7 +897,6 @@ void text_node::exec(interpreter& in) const {
 }
 
 void output_node::find_sum() {
-  constexpr std::size_t kMaxPieces = 16;
   std::vector<const expr*> pieces;  // right to left
   const expr* x = e.get();
   for (auto* b = dynamic_cast<const binary_expr*>(x); b != nullptr && is_text(b->op, "+");
@@ -917,7 +916,6 @@ void output_node::find_sum() {
 // each `+` would check it, and written without being built. At the first piece that is
 // not, the sum goes on as binary_op computes it, from the strings before it joined.
 void output_node::write_sum(interpreter& in) const {
-  constexpr std::size_t kMaxPieces = 16;
   std::array<value, kMaxPieces> held;
   std::array<const value*, kMaxPieces> piece{};
   std::size_t total = 0;

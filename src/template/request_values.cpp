@@ -379,24 +379,11 @@ const dict& view_map(const value_data& v) {
   if (const dict* built = d.find(i)) return *built;
   const auto at = static_cast<place>(v.where() >> 32);
   auto m = make_rc<dict>();
-  const std::size_t n = d.count(i);
-  m->entries.reserve(n);
+  m->entries.reserve(d.count(i));
   const std::size_t close = d.end(i) - 1;
-  // The keys seen, told apart on the tape (no walk through the entries' strings): an
-  // object of more keys takes set()'s index.
-  constexpr std::size_t kFew = 16;
-  std::array<std::string_view, kFew> seen;
-  std::size_t used = 0;
   for (std::size_t j = i + 1; j < close; j = d.after(j + 1)) {
     const std::string_view k = d.string(j);
-    bool fresh = n <= kFew && used < kFew;
-    for (std::size_t s = 0; fresh && s < used; ++s) fresh = !is_text(seen[s], k);
-    if (fresh) {
-      seen[used++] = k;
-      m->add_new(key_value(k), convert(d, j + 1, inner_place(at, k)));
-    } else {  // a repeated key (the last wins, in the first's place), or a large object
-      m->set(key_value(k), convert(d, j + 1, inner_place(at, k)));
-    }
+    m->set(key_value(k), convert(d, j + 1, inner_place(at, k)));  // a repeated key: the last wins
   }
   finish_object(*m, at);
   const dict& out = *m;

@@ -69,17 +69,6 @@ std::size_t dict::slot(std::string_view key) const {
   return kNone;
 }
 
-void dict::add_new(value key, value v) {
-  entries.emplace_back(std::move(key), std::move(v));
-  if (!index_.empty()) {
-    index_.emplace(entries.back().first.str(), entries.size() - 1);
-  } else if (entries.size() >= kIndexFrom) {
-    for (std::size_t i = 0; i < entries.size(); ++i) {
-      if (entries[i].first.is_string()) index_.emplace(entries[i].first.str(), i);
-    }
-  }
-}
-
 const value* dict::find(std::string_view key) const {
   const std::size_t i = slot(key);
   return i == kNone ? nullptr : &entries[i].second;
@@ -91,7 +80,14 @@ void dict::set(value key, value v) {
       entries[i].second = std::move(v);
       return;
     }
-    add_new(std::move(key), std::move(v));
+    entries.emplace_back(std::move(key), std::move(v));
+    if (!index_.empty()) {
+      index_.emplace(entries.back().first.str(), entries.size() - 1);
+    } else if (entries.size() >= kIndexFrom) {
+      for (std::size_t i = 0; i < entries.size(); ++i) {
+        if (entries[i].first.is_string()) index_.emplace(entries[i].first.str(), i);
+      }
+    }
     return;
   }
   for (auto& [k, val] : entries) {

@@ -340,9 +340,6 @@ struct dict {
   [[nodiscard]] const value* find(std::string_view key) const;
   [[nodiscard]] const value* find(const char* key) const { return find(std::string_view(key)); }
   void set(value key, value v);
-  /// Adds a string key known not to be in the dict yet (a request object's keys, told apart
-  /// on the parser's tape): set() without the search.
-  void add_new(value key, value v);
 
  private:
   static constexpr std::size_t kIndexFrom = 16;
